@@ -1,0 +1,147 @@
+"""Beyond's one settings file, configured from the environment (SPEC section 9).
+
+The defaults are the embedded mode: SQLite in the project root, the in-memory channel layer and
+the built-in offline engine, so `make run` works on a fresh machine with no key and no network.
+"""
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name: str, default: str = "False") -> bool:
+    return os.getenv(name, default).strip().lower() in ("1", "true", "yes", "on")
+
+
+def envint(name: str, default: int) -> int:
+    return int(os.getenv(name, str(default)))
+
+
+DEBUG = envbool("DJANGO_DEBUG", "False")
+SECRET_KEY = os.getenv("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    # Embedded mode only: a fixed development key would let anyone forge sessions on a deployed
+    # instance, so a missing key is derived per checkout and never reused across machines.
+    key_file = BASE_DIR / ".secret_key"
+    if not key_file.exists():
+        import secrets
+
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    SECRET_KEY = key_file.read_text().strip()
+
+ALLOWED_HOSTS = [h.strip() for h in os.getenv("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [h.strip() for h in os.getenv("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if h.strip()]
+
+INSTALLED_APPS = [
+    "daphne",  # must come first: it takes over runserver so websockets are served (daphne.E001)
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_htmx",
+    "beyond_site.workspaces",
+    "beyond_site.runs",
+    "beyond_site.chat",
+    "beyond_site.audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "beyond_site.middleware.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "beyond_site.urls"
+ASGI_APPLICATION = "beyond_site.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), conn_max_age=0
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
+    # IMMEDIATE transactions and a busy timeout turn "database is locked" into a short wait.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous=NORMAL;",
+    }
+
+REDIS_URL = os.getenv("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# Beyond
+BEYOND_PROVIDER = os.getenv("BEYOND_PROVIDER", "offline")
+OPENROUTER_BASE_URL = os.getenv("OPENROUTER_BASE_URL", "https://openrouter.ai/api/v1")
+BEYOND_STEP_CONCURRENCY = envint("BEYOND_STEP_CONCURRENCY", 8)
+BEYOND_MAX_FILE_BYTES = envint("BEYOND_MAX_FILE_BYTES", 20 * 1024 * 1024)
+BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1024)
+BEYOND_CONTEXT_BUDGET_TOKENS = envint("BEYOND_CONTEXT_BUDGET_TOKENS", 100_000)
+MEDIA_ROOT = Path(os.getenv("BEYOND_MEDIA_ROOT", str(BASE_DIR / "media")))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
+    "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
+}

@@ -1,0 +1,70 @@
+"""The context the planner and executors see (SPEC 2), as plain data.
+
+The web app assembles it (within the model's budget, issue 3); the core only renders it. The
+rendering is deterministic and sorted, with no timestamps or database ids, so the long stable part
+of every executor prompt is byte-identical across a run and providers' prompt caches hit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class HistoryMessage:
+    role: str  # "user" or "assistant"
+    text: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """A workspace file, a conversation upload or a chunk of one."""
+
+    name: str
+    text: str
+    sha256: str = ""
+    kind: str = "file"  # "file" or "upload"
+
+
+@dataclass(frozen=True)
+class FrameworkEntry:
+    framework: str
+    ref: str
+    title: str
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Context:
+    task: str
+    history: tuple[HistoryMessage, ...] = ()
+    memories: tuple[str, ...] = ()
+    files: tuple[Document, ...] = ()
+    uploads: tuple[Document, ...] = ()
+    frameworks: tuple[FrameworkEntry, ...] = ()
+    #: Frameworks the workspace has enabled (display names); the planner cites only from these.
+    enabled_frameworks: tuple[str, ...] = ()
+    workspace_name: str = ""
+    notes: tuple[str, ...] = field(default=())  # e.g. "3 documents left out to fit the budget"
+
+
+def render_context(ctx: Context) -> str:
+    """The stable context block shared by the planner and every executor call of a run."""
+    parts: list[str] = []
+    if ctx.workspace_name:
+        parts.append(f"# Workspace\n{ctx.workspace_name}")
+    if ctx.memories:
+        parts.append("# Workspace memories\n" + "\n".join(f"- {m}" for m in ctx.memories))
+    if ctx.history:
+        lines = [f"[{m.role}] {m.text}" for m in ctx.history]
+        parts.append("# Conversation so far\n" + "\n\n".join(lines))
+    for title, docs in (("Workspace file", ctx.files), ("Uploaded document", ctx.uploads)):
+        for doc in docs:
+            parts.append(f"# {title}: {doc.name}\n{doc.text}")
+    if ctx.frameworks:
+        lines = [f"- {e.framework} {e.ref}: {e.title}" for e in ctx.frameworks]
+        parts.append("# Framework reference (ids and short titles)\n" + "\n".join(lines))
+    if ctx.enabled_frameworks:
+        parts.append("# Enabled frameworks\n" + "\n".join(f"- {f}" for f in ctx.enabled_frameworks))
+    if ctx.notes:
+        parts.append("# Context notes\n" + "\n".join(f"- {n}" for n in ctx.notes))
+    return "\n\n".join(parts)

@@ -1,0 +1,114 @@
+"""The one small interface every model provider implements.
+
+A provider turns a `CompletionRequest` into a `Completion` or raises a `ProviderError`. Transport
+retries (408/429/5xx, timeouts, a 200 carrying an error) happen inside the provider and are
+counted in `Completion.transport_retries`; the orchestrator only ever sees a final result or a
+final error (SPEC 5).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Role = Literal["planner", "executor", "verifier", "summarizer"]
+Effort = Literal["high", "medium", "low"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """What a role asks of its model.
+
+    `messages` is the whole prompt for HTTP providers. `payload` carries the same inputs as plain
+    data for the built-in offline engine, which composes from structure rather than prose; for
+    the verifier it is built by the same single function as the messages, so it carries nothing
+    but the brief and the draft either.
+    """
+
+    role: Role
+    model: str
+    messages: tuple[Message, ...]
+    effort: Effort = "low"
+    json_schema: dict | None = None
+    schema_name: str = "reply"
+    max_tokens: int | None = None
+    step_index: int | None = None
+    attempt: int | None = None
+    session_id: str | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Usage:
+    """Token usage in disjoint buckets, plus cost in USD when the provider reports it."""
+
+    input: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+    reasoning: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str | None = None
+    reasoning: str = ""
+    refusal: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model_served: str | None = None
+    provider: str = ""
+    latency_s: float = 0.0
+    transport_retries: int = 0
+    raw: Any = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+class ProviderError(Exception):
+    """A call's final failure, after any transport retries.
+
+    `kind` is short and stable (`timeout`, `http_500`, `http_429`, `http_401`, `crash`,
+    `bad_response`, `exhausted`, ...); the message is safe to show and never holds a secret.
+    """
+
+    retryable = False
+
+    def __init__(self, kind: str, message: str, *, status: int | None = None, transport_retries: int = 0,
+                 latency_s: float = 0.0):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.transport_retries = transport_retries
+        self.latency_s = latency_s
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.args[0]}"
+
+
+class RetryableError(ProviderError):
+    """408, 429, 5xx, timeouts, a 200 with an error body or no choices: worth another try."""
+
+    retryable = True
+
+
+class PermanentError(ProviderError):
+    """400, 401, 403, 402 without Retry-After: another try would fail the same way."""
+
+
+class Provider(Protocol):
+    name: str
+    #: True for the built-in engine: the UI labels its output so nobody mistakes it for a model.
+    offline: bool
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,124 @@
+"""The pipeline's machine-readable documents: the reasoning brief (SPEC 3) and the verdict (SPEC 4).
+
+Field names are fixed by the specification; checks outside the project read them.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Citation(BaseModel):
+    """One entry of the brief's approved citation set: a closed list."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=20)
+    framework: str = Field(min_length=1, max_length=100)
+    ref: str = Field(min_length=1, max_length=60)
+    title: str = Field(min_length=1, max_length=300)
+    text: str | None = Field(default=None, max_length=4000)
+
+
+class StepPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(ge=1)
+    title: str = Field(min_length=1, max_length=300)
+    content_spec: str = Field(min_length=1, max_length=4000)
+
+
+class Brief(BaseModel):
+    """The planner's reasoning brief: what every executor and the blind verifier work from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task: str = Field(min_length=1)
+    judgments: list[str] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    steps: list[StepPlan] = Field(min_length=1, max_length=40)
+
+    @field_validator("judgments")
+    @classmethod
+    def _judgments_not_blank(cls, value: list[str]) -> list[str]:
+        if any(not j.strip() for j in value):
+            raise ValueError("judgments must not contain blank bullets")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Brief:
+        indexes = [s.index for s in self.steps]
+        if indexes != list(range(1, len(indexes) + 1)):
+            raise ValueError(f"steps must be numbered 1..n in document order, got {indexes}")
+        ids = [c.id for c in self.citations]
+        if len(ids) != len(set(ids)):
+            raise ValueError("citation ids must be unique")
+        return self
+
+    def step(self, index: int) -> StepPlan:
+        return self.steps[index - 1]
+
+
+IssueType = Literal["step_contract", "contradiction", "altered_citation", "invented_citation"]
+
+
+class Issue(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    type: IssueType
+    detail: str = Field(min_length=1)
+    quote: str = ""
+
+
+class Verdict(BaseModel):
+    """The verifier's strict verdict. `pass` must agree with `issues` (SPEC 4)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    passed: bool = Field(alias="pass")
+    issues: list[Issue] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _pass_agrees_with_issues(self) -> Verdict:
+        if self.passed and self.issues:
+            raise ValueError("pass is true but issues are listed")
+        if not self.passed and not self.issues:
+            raise ValueError("pass is false but no issue is listed")
+        return self
+
+    def as_json(self) -> dict:
+        return {"pass": self.passed, "issues": [i.model_dump() for i in self.issues]}
+
+
+def verdict_json_schema() -> dict:
+    """The JSON schema sent to providers' structured-output mode for the verifier."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["pass", "issues"],
+        "properties": {
+            "pass": {"type": "boolean"},
+            "issues": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["type", "detail", "quote"],
+                    "properties": {
+                        "type": {
+                            "type": "string",
+                            "enum": ["step_contract", "contradiction", "altered_citation", "invented_citation"],
+                        },
+                        "detail": {"type": "string"},
+                        "quote": {"type": "string"},
+                    },
+                },
+            },
+        },
+    }
+
+
+def brief_json_schema() -> dict:
+    """The JSON schema sent to providers' structured-output mode for the planner."""
+    return Brief.model_json_schema()

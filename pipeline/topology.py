@@ -1,0 +1,99 @@
+"""The topology: which provider, model and reasoning effort serves each role (SPEC 9)."""
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+ROLES = ("planner", "executor", "verifier", "summarizer")
+DEFAULT_EFFORT = {"planner": "high", "executor": "low", "verifier": "low", "summarizer": "low"}
+
+
+class TopologyError(ValueError):
+    """A topology or provider shorthand that cannot be used; the message says why."""
+
+
+class RoleConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    provider: Literal["offline", "scripted", "openrouter", "openai"]
+    model: str = ""
+    effort: Literal["high", "medium", "low"] | None = None
+    path: str | None = None
+    base_url: str | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _required_fields(self) -> RoleConfig:
+        if self.provider == "scripted" and not self.path:
+            raise ValueError('a scripted provider needs "path"')
+        if self.provider == "openai" and not self.base_url:
+            raise ValueError('an openai provider needs "base_url"')
+        if self.provider in ("openrouter", "openai") and not self.model:
+            raise ValueError(f'a {self.provider} provider needs "model"')
+        if self.provider == "offline" and not self.model:
+            self.model = "beyond-offline-1"
+        if self.provider == "scripted" and not self.model:
+            self.model = "scripted"
+        return self
+
+
+class Topology(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    planner: RoleConfig
+    executor: RoleConfig
+    verifier: RoleConfig
+    summarizer: RoleConfig
+
+    @model_validator(mode="after")
+    def _default_efforts(self) -> Topology:
+        for role in ROLES:
+            cfg = getattr(self, role)
+            if cfg.effort is None:
+                cfg.effort = DEFAULT_EFFORT[role]
+        return self
+
+    def role(self, role: str) -> RoleConfig:
+        return getattr(self, role)
+
+    def as_json(self) -> dict:
+        return self.model_dump(exclude_none=True)
+
+
+def parse_shorthand(shorthand: str) -> Topology:
+    """`offline`, `scripted:PATH`, `openrouter:MODEL` or `openai:MODEL@BASE_URL`, for all four roles."""
+    text = shorthand.strip()
+    kind, _, rest = text.partition(":")
+    if kind == "offline" and not rest:
+        cfg = {"provider": "offline"}
+    elif kind == "scripted" and rest:
+        cfg = {"provider": "scripted", "path": rest}
+    elif kind == "openrouter" and rest:
+        cfg = {"provider": "openrouter", "model": rest}
+    elif kind == "openai" and "@" in rest:
+        model, _, base_url = rest.partition("@")
+        cfg = {"provider": "openai", "model": model, "base_url": base_url}
+    else:
+        raise TopologyError(
+            f"unknown provider shorthand {shorthand!r}; expected offline, scripted:PATH, "
+            "openrouter:MODEL or openai:MODEL@BASE_URL"
+        )
+    return parse_topology({role: dict(cfg) for role in ROLES})
+
+
+def parse_topology(data: str | dict) -> Topology:
+    """Validate a topology given as JSON text or a dict; every error is a `TopologyError`."""
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise TopologyError(f"topology is not valid JSON: {exc.msg} at position {exc.pos}") from None
+    if not isinstance(data, dict):
+        raise TopologyError("topology must be a JSON object with planner, executor, verifier and summarizer")
+    try:
+        return Topology.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        raise TopologyError(f"invalid topology: {problems}") from None
