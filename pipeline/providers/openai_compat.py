@@ -1,0 +1,399 @@
+"""A provider for any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp).
+
+The transport (auth, streaming, retries) lives in `OpenAICompatibleProvider`; what differs between
+endpoints lives in an `EndpointProfile` (capabilities) and in a few small hook methods a subclass
+overrides (`apply_effort`, `apply_structured_output`, `extra_body`, `error_message`, `note_choice`,
+`map_usage`), as `openrouter.py` does. No call site asks which vendor it is talking to.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field
+
+from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
+from pipeline.providers.sse import DONE, iter_sse_data
+
+log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class EndpointProfile(BaseModel):
+    """What an endpoint can do; a capability is declared here, never sniffed from its name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: `json_schema` where the endpoint enforces a schema; some only know `json_object`.
+    structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+    #: Send `reasoning_effort`; off for endpoints that reject unknown parameters.
+    reasoning_effort: bool = True
+    stream: bool = True
+    #: OpenAI's reasoning models want `max_completion_tokens`.
+    max_tokens_field: str = "max_tokens"
+
+
+class ProviderOptions(BaseModel):
+    """Transport tuning; tests shrink the delays, deployments rarely touch the rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_retries: int = Field(default=3, ge=0)
+    backoff_base_s: float = Field(default=1.0, ge=0)
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    #: Fraction of a backoff delay that is randomised, so parallel steps do not retry in lockstep.
+    jitter: float = Field(default=0.25, ge=0, le=1)
+    retry_after_cap_s: float = Field(default=120.0, ge=0)
+    connect_timeout_s: float = Field(default=15.0, gt=0)
+    #: Longest silence between two bytes; keep-alive comments reset it.
+    read_timeout_s: float = Field(default=180.0, gt=0)
+    #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run.
+    attempt_timeout_s: float = Field(default=900.0, gt=0)
+    default_max_tokens: int | None = Field(default=None, ge=1)
+    #: Added to max_tokens because reasoning tokens count against it (DESIGN-NOTES, Providers).
+    reasoning_headroom: dict[str, int] = Field(default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
+
+
+class _AttemptFailed(Exception):
+    """One attempt's failure, before the retry loop decides whether it is final."""
+
+    def __init__(self, kind: str, message: str, *, retryable: bool, status: int | None = None,
+                 retry_after_s: float | None = None):
+        super().__init__(message)
+        self.kind, self.message, self.retryable = kind, message, retryable
+        self.status, self.retry_after_s = status, retry_after_s
+
+
+@dataclass
+class ReplyState:
+    """What the chunks (or the one non-streamed body) of a reply have said so far."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    refusal: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: dict | None = None
+    model: str | None = None
+    provider: str | None = None
+    id: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    chunks: int = 0
+    saw_choice: bool = False
+    done: bool = False
+
+
+def parse_retry_after(value: str | None, cap_s: float) -> float | None:
+    """Seconds to wait from a `Retry-After` header (delta-seconds or HTTP date), capped."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return min(max(seconds, 0.0), cap_s)
+
+
+def is_strict_compatible(schema: Any) -> bool:
+    """True when every object in the schema closes its properties and requires them all.
+
+    OpenAI's strict mode rejects any other schema with a 400, so strict is asked only when it
+    would be accepted.
+    """
+    if isinstance(schema, list):
+        return all(is_strict_compatible(s) for s in schema)
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("type") == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+            return False
+    return all(is_strict_compatible(v) for k, v in schema.items() if k not in ("required", "enum", "const"))
+
+
+class OpenAICompatibleProvider:
+    """Chat completions over one reusable `httpx.AsyncClient`, with transport retries.
+
+    Safe to share across concurrent requests; call `aclose()` when done. The API key goes into
+    the Authorization header only: never into logs, exceptions or `Completion.raw`.
+    """
+
+    offline = False
+
+    def __init__(self, base_url: str, *, api_key: str | None = None, name: str = "openai",
+                 model: str = "", profile: EndpointProfile | None = None,
+                 options: ProviderOptions | None = None, headers: Mapping[str, str] | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep):
+        self.name = name
+        self.model = model
+        self.profile = profile or EndpointProfile()
+        self.options = options or ProviderOptions()
+        self._api_key = api_key
+        self._sleep = sleep
+        all_headers = {"Accept": "application/json, text/event-stream", **(headers or {})}
+        if api_key:
+            all_headers["Authorization"] = f"Bearer {api_key}"
+        opts = self.options
+        timeout = httpx.Timeout(opts.read_timeout_s, connect=opts.connect_timeout_s)
+        self._client = httpx.AsyncClient(base_url=base_url, headers=all_headers, timeout=timeout,
+                                         transport=transport)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, base_url={str(self._client.base_url)!r})"
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # --- hooks a vendor subclass may override -------------------------------------------------
+
+    def apply_effort(self, body: dict, effort: str) -> None:
+        if self.profile.reasoning_effort:
+            body["reasoning_effort"] = effort
+
+    def apply_structured_output(self, body: dict, request: CompletionRequest) -> None:
+        mode = self.profile.structured_output
+        if mode == "json_schema":
+            schema = request.json_schema
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": request.schema_name, "schema": schema, "strict": is_strict_compatible(schema)}}
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object"}
+
+    def extra_body(self, body: dict, request: CompletionRequest) -> None:
+        """Vendor-specific request fields; none for a plain OpenAI-compatible endpoint."""
+
+    def error_message(self, payload: Any) -> str | None:
+        """The human-readable message of an error body (`{"error": {...}}` or `{"error": "..."}`)."""
+        if not isinstance(payload, dict):
+            return None
+        error = payload.get("error", payload)
+        if isinstance(error, str):
+            return error
+        if isinstance(error, dict):
+            message = error.get("message")
+            return str(message) if message else None
+        return None
+
+    def note_choice(self, choice: dict, state: ReplyState) -> None:
+        """Record vendor extras of a choice in `state.extras`; nothing for plain endpoints."""
+
+    def map_usage(self, usage: dict | None) -> Usage:
+        """Map reported usage to disjoint buckets: cached and reasoning tokens are not counted twice."""
+        if not usage:
+            return Usage()
+        prompt_details = usage.get("prompt_tokens_details") or {}
+        completion_details = usage.get("completion_tokens_details") or {}
+        cache_read = _int(prompt_details.get("cached_tokens")) or _int(usage.get("prompt_cache_hit_tokens"))
+        cache_write = _int(prompt_details.get("cache_write_tokens")) or _int(usage.get("cache_write_tokens"))
+        reasoning = _int(completion_details.get("reasoning_tokens"))
+        cost = usage.get("cost")
+        return Usage(
+            input=max(_int(usage.get("prompt_tokens")) - cache_read - cache_write, 0),
+            cache_read=cache_read,
+            cache_write=cache_write,
+            output=max(_int(usage.get("completion_tokens")) - reasoning, 0),
+            reasoning=reasoning,
+            cost=float(cost) if isinstance(cost, (int, float)) else None,
+        )
+
+    # --- request ------------------------------------------------------------------------------
+
+    def build_body(self, request: CompletionRequest) -> dict:
+        """The JSON body for one request; hooks add what the endpoint needs."""
+        body: dict[str, Any] = {
+            "model": request.model or self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+        if self.profile.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        else:
+            body["stream"] = False
+        self.apply_effort(body, request.effort)
+        max_tokens = request.max_tokens or self.options.default_max_tokens
+        if max_tokens:
+            body[self.profile.max_tokens_field] = max_tokens + self.options.reasoning_headroom.get(request.effort, 0)
+        if request.json_schema is not None:
+            self.apply_structured_output(body, request)
+        self.extra_body(body, request)
+        return body
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Run one request, retrying transport failures; raise RetryableError/PermanentError at the end."""
+        body = self.build_body(request)
+        started = time.monotonic()
+        retries = 0
+        while True:
+            try:
+                async with asyncio.timeout(self.options.attempt_timeout_s):
+                    completion = await self._attempt(body)
+                completion.transport_retries = retries
+                completion.latency_s = time.monotonic() - started
+                return completion
+            except TimeoutError:
+                failure = _AttemptFailed("timeout", f"no complete reply from {self.name} within "
+                                         f"{self.options.attempt_timeout_s:g}s", retryable=True)
+            except _AttemptFailed as exc:
+                failure = exc
+            if not failure.retryable or retries >= self.options.max_retries:
+                error_class = RetryableError if failure.retryable else PermanentError
+                raise error_class(failure.kind, failure.message, status=failure.status,
+                                  transport_retries=retries, latency_s=time.monotonic() - started) from None
+            delay = self.retry_delay(retries, failure.retry_after_s)
+            retries += 1
+            log.warning("%s %s: %s; retry %d of %d in %.2fs", self.name, failure.kind, failure.message,
+                        retries, self.options.max_retries, delay)
+            await self._sleep(delay)
+
+    def retry_delay(self, retries_so_far: int, retry_after_s: float | None) -> float:
+        """`Retry-After` when the server gave one (already capped), else jittered exponential backoff."""
+        if retry_after_s is not None:
+            return retry_after_s
+        opts = self.options
+        delay = min(opts.backoff_base_s * 2 ** retries_so_far, opts.backoff_max_s)
+        return delay * (1 - opts.jitter * random.random())
+
+    # --- one attempt --------------------------------------------------------------------------
+
+    async def _attempt(self, body: dict) -> Completion:
+        try:
+            async with self._client.stream("POST", "chat/completions", json=body) as response:
+                if response.status_code != 200:
+                    await response.aread()
+                    raise self._http_failure(response)
+                if "text/event-stream" in response.headers.get("content-type", ""):
+                    state = await self._read_stream(response)
+                else:
+                    await response.aread()
+                    state = self._read_json(response)
+        except httpx.TimeoutException as exc:
+            raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
+        except httpx.TransportError as exc:
+            # Refused connections and streams cut mid-way are worth another try.
+            raise _AttemptFailed("connection", self._safe(f"{type(exc).__name__}: {exc}"), retryable=True) from None
+        return self._completion(state)
+
+    def _http_failure(self, response: httpx.Response) -> _AttemptFailed:
+        status = response.status_code
+        retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
+        retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
+        detail = self.error_message(_json_or_none(response)) or response.reason_phrase or "no detail"
+        return _AttemptFailed(f"http_{status}", self._safe(f"HTTP {status} from {self.name}: {detail}"),
+                              retryable=retryable, status=status, retry_after_s=retry_after)
+
+    async def _read_stream(self, response: httpx.Response) -> ReplyState:
+        state = ReplyState()
+        async for data in iter_sse_data(response.aiter_lines()):
+            if data.strip() == DONE:
+                state.done = True
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                raise _AttemptFailed("bad_response", f"{self.name} sent a stream chunk that is not JSON",
+                                     retryable=True) from None
+            self._absorb(chunk, state)
+        if not state.saw_choice:
+            raise _AttemptFailed("bad_response", f"{self.name} streamed no choices", retryable=True)
+        if not state.done and state.finish_reason is None:
+            raise _AttemptFailed("bad_response", f"{self.name} stream ended before it finished", retryable=True)
+        return state
+
+    def _read_json(self, response: httpx.Response) -> ReplyState:
+        payload = _json_or_none(response)
+        if not isinstance(payload, dict):
+            raise _AttemptFailed("bad_response", f"{self.name} replied with a body that is not a JSON object",
+                                 retryable=True)
+        state = ReplyState()
+        self._absorb(payload, state)
+        if not state.saw_choice:
+            raise _AttemptFailed("bad_response", f"{self.name} replied with no choices", retryable=True)
+        return state
+
+    def _absorb(self, chunk: dict, state: ReplyState) -> None:
+        """Fold one chunk (or a whole non-streamed body) into `state`; an `error` key fails the attempt."""
+        if chunk.get("error"):
+            detail = self.error_message(chunk) or "unspecified error"
+            raise _AttemptFailed("provider_error", self._safe(f"{self.name} reported an error: {detail}"),
+                                 retryable=True)
+        state.chunks += 1
+        state.id = state.id or chunk.get("id")
+        state.model = chunk.get("model") or state.model
+        state.provider = chunk.get("provider") or state.provider
+        if chunk.get("usage"):
+            state.usage = chunk["usage"]
+        choices = chunk.get("choices") or []
+        if not choices:
+            return
+        choice = choices[0]
+        state.saw_choice = True
+        part = choice.get("delta") or choice.get("message") or {}
+        if isinstance(part.get("content"), str):
+            state.text.append(part["content"])
+        if part.get("refusal"):
+            state.refusal.append(part["refusal"])
+        state.reasoning.append(_reasoning_text(part))
+        # A later chunk with a null finish_reason must not erase "length".
+        if choice.get("finish_reason"):
+            state.finish_reason = choice["finish_reason"]
+        if state.finish_reason == "error":
+            raise _AttemptFailed("provider_error", f"{self.name} ended the reply with an error", retryable=True)
+        self.note_choice(choice, state)
+
+    def _completion(self, state: ReplyState) -> Completion:
+        raw = {"id": state.id, "model": state.model, "provider": state.provider, "finish_reason": state.finish_reason,
+               "usage": state.usage, "chunks": state.chunks, **state.extras}
+        return Completion(
+            text="".join(state.text),
+            finish_reason=state.finish_reason,
+            reasoning="".join(state.reasoning),
+            refusal="".join(state.refusal) or None,
+            usage=self.map_usage(state.usage),
+            model_served=state.model,
+            provider=state.provider or self.name,
+            raw=raw,
+        )
+
+    def _safe(self, text: str, limit: int = 600) -> str:
+        """Cut a message to size and blank out the API key should a server ever echo it."""
+        if self._api_key:
+            text = text.replace(self._api_key, "[redacted]")
+        return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _reasoning_text(part: dict) -> str:
+    """Reasoning from a delta or message: `reasoning` (OpenRouter, Ollama), `reasoning_content`
+    (DeepSeek, vLLM), else the text of `reasoning_details` (which OpenRouter duplicates in `reasoning`)."""
+    for key in ("reasoning", "reasoning_content"):
+        if isinstance(part.get(key), str) and part[key]:
+            return part[key]
+    pieces = []
+    for detail in part.get("reasoning_details") or []:
+        if isinstance(detail, dict):
+            text = detail.get("text") or detail.get("summary")
+            if isinstance(text, str):
+                pieces.append(text)
+    return "".join(pieces)
+
+
+def _json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0

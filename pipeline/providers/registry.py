@@ -1,0 +1,43 @@
+"""Build the provider a role's configuration names; API keys are resolved here and nowhere else."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import httpx
+
+from pipeline.providers.base import Provider
+from pipeline.providers.openai_compat import OpenAICompatibleProvider, ProviderOptions
+from pipeline.providers.openrouter import DEFAULT_BASE_URL, OpenRouterProvider
+from pipeline.topology import RoleConfig, TopologyError
+
+
+def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
+                   env: Mapping[str, str] = os.environ,
+                   transport: httpx.AsyncBaseTransport | None = None) -> Provider:
+    """A ready provider for one role; raise `TopologyError` when it cannot be built (e.g. no API key).
+
+    The caller owns the result and should `await provider.aclose()` when the run is over.
+    """
+    # --- built-in providers (written elsewhere; imported lazily so this module stands alone) ---
+    if cfg.provider == "offline":
+        from pipeline.providers.offline import OfflineProvider
+        return OfflineProvider()
+    if cfg.provider == "scripted":
+        from pipeline.providers.scripted import ScriptedProvider
+        return ScriptedProvider(cfg.path)
+
+    # --- HTTP providers ---
+    options = ProviderOptions(default_max_tokens=cfg.max_tokens)
+    if cfg.provider == "openrouter":
+        api_key = env.get("OPENROUTER_API_KEY", "").strip()
+        if not api_key:
+            raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
+        return OpenRouterProvider(api_key=api_key, base_url=cfg.base_url or openrouter_base_url or DEFAULT_BASE_URL,
+                                  model=cfg.model, options=options, title="Beyond", transport=transport)
+    if cfg.provider == "openai":
+        # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all.
+        api_key = env.get("OPENAI_API_KEY", "").strip() or None
+        return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
+                                        options=options, transport=transport)
+    raise TopologyError(f"unknown provider {cfg.provider!r}")
