@@ -1,0 +1,298 @@
+"""Safe text extraction for workspace files and conversation uploads.
+
+Plain Python, no Django: callers pass settings in through ``Limits``. Types are
+decided by content, never by the extension alone. PDFs and DOCX files are parsed
+in a separate, resource-limited process (``_extract_worker.py``) because pypdf
+has had infinite-loop and memory bugs and python-docx parses XML with
+``huge_tree=True``; this process never imports either for untrusted data.
+
+No module state is mutated, so ``extract`` is safe to call through
+``asyncio.to_thread`` from several tasks at once.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import io
+import json
+import logging
+import math
+import re
+import signal
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+log = logging.getLogger(__name__)
+
+MiB = 1024 * 1024
+
+_WORKER = Path(__file__).with_name("_extract_worker.py")
+
+MIME_TYPES = {
+    "text": "text/plain",
+    "markdown": "text/markdown",
+    "csv": "text/csv",
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+}
+
+# C0 controls other than tab, line feed, form feed and carriage return, DEL, C1.
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+_MAX_CONTROL_RATIO = 0.02
+# Below this size a high compression ratio cannot hurt (a short XML part of
+# repeated tags easily compresses 100:1), so only larger members are judged.
+_RATIO_FLOOR_BYTES = 1 * MiB
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds for one extraction; build it from settings in the caller."""
+
+    max_file_bytes: int = 20 * MiB
+    max_pages: int = 2000
+    max_text_chars: int = 5_000_000
+    timeout_s: float = 20
+    memory_bytes: int = 512 * MiB
+    zip_max_members: int = 2000
+    zip_max_total_uncompressed: int = 200 * MiB
+    zip_max_ratio: float = 100.0
+
+
+class ExtractionError(Exception):
+    """A refused file. ``code`` is stable for programs, ``message`` is for people.
+
+    Codes: too_large, unsupported_type, encrypted_pdf, corrupt, zip_bomb,
+    empty_text, timeout, resource_limit.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The text of an accepted file; ``sha256`` and ``size`` are of the original bytes."""
+
+    kind: str  # "text" | "markdown" | "csv" | "pdf" | "docx"
+    mime: str
+    text: str
+    sha256: str
+    size: int
+    pages: int | None
+
+
+def _mb(n: int) -> str:
+    return f"{n / MiB:.0f} MB" if n >= MiB else f"{n} bytes"
+
+
+def _unsupported() -> ExtractionError:
+    return ExtractionError(
+        "unsupported_type",
+        "This file type is not supported. Upload a PDF, a Word document (.docx), "
+        "or a plain-text, Markdown or CSV file.",
+    )
+
+
+def _decode_text(data: bytes) -> str | None:
+    """The text if ``data`` looks like UTF-8 (or UTF-16 with a BOM) prose, else None."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = data.decode("utf-16")  # consumes the BOM
+        except UnicodeDecodeError:
+            return None
+    else:
+        if b"\x00" in data:
+            return None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return None
+    if "\x00" in text:  # e.g. UTF-32 read as UTF-16
+        return None
+    if text and len(_CONTROL_CHARS.findall(text)) / len(text) > _MAX_CONTROL_RATIO:
+        return None
+    return text
+
+
+def _zip_names(data: bytes) -> list[str] | None:
+    """Member names from the central directory (nothing is decompressed), or None."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return archive.namelist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return None
+
+
+def sniff_kind(data: bytes, filename: str) -> str:
+    """Return "pdf", "docx", "markdown", "csv" or "text", judged by content.
+
+    The extension only chooses between the text kinds; a PDF named .txt is a
+    PDF, and an executable named .pdf is refused. Raises ExtractionError
+    ("unsupported_type", or "corrupt" for a damaged ZIP).
+    """
+    if data.startswith(b"%PDF-"):
+        return "pdf"
+    if data.startswith(b"PK\x03\x04"):
+        names = _zip_names(data)
+        if names is None:
+            raise ExtractionError(
+                "corrupt", "This file looks like a ZIP or Word document but is damaged."
+            )
+        if "[Content_Types].xml" in names and "word/document.xml" in names:
+            return "docx"
+        raise _unsupported()
+    if _decode_text(data) is None:
+        raise _unsupported()
+    suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return "markdown"
+    if suffix == ".csv":
+        return "csv"
+    return "text"
+
+
+def _check_docx_zip(data: bytes, limits: Limits) -> None:
+    """Refuse zip bombs and path tricks using only the central directory.
+
+    Declared sizes are what count: zipfile never returns more than a member's
+    declared size (and fails the CRC if the data disagrees), so bounding them
+    bounds what python-docx can inflate.
+    """
+
+    def bomb(why: str) -> ExtractionError:
+        return ExtractionError(
+            "zip_bomb", f"This Word document was refused because {why}."
+        )
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+    if len(members) > limits.zip_max_members:
+        raise bomb(f"it has {len(members)} parts (the limit is {limits.zip_max_members})")
+    total = total_compressed = 0
+    for member in members:
+        parts = member.filename.replace("\\", "/").split("/")
+        if member.filename.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+            raise bomb("it contains a part with an unsafe name")
+        total += member.file_size
+        total_compressed += member.compress_size
+        ratio = member.file_size / max(member.compress_size, 1)
+        if member.file_size > _RATIO_FLOOR_BYTES and ratio > limits.zip_max_ratio:
+            raise bomb(f"one part expands {ratio:.0f} times (the limit is {limits.zip_max_ratio:.0f})")
+    if total > limits.zip_max_total_uncompressed:
+        raise bomb(
+            f"it expands to {_mb(total)} (the limit is {_mb(limits.zip_max_total_uncompressed)})"
+        )
+    ratio = total / max(total_compressed, 1)
+    if total > _RATIO_FLOOR_BYTES and ratio > limits.zip_max_ratio:
+        raise bomb(f"it expands {ratio:.0f} times (the limit is {limits.zip_max_ratio:.0f})")
+
+
+_WORKER_REFUSALS = {
+    "encrypted_pdf": "This PDF is password-protected. Remove the password and upload again.",
+    "corrupt": "This file could not be read; it may be damaged or incomplete.",
+    "resource_limit": "This file needs more memory to read than is allowed.",
+}
+
+
+def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None]:
+    """Parse ``data`` in a limited child process; return (text, pages)."""
+    cpu_seconds = max(1, math.ceil(limits.timeout_s))
+    command = [
+        sys.executable, "-I", str(_WORKER), kind, str(limits.memory_bytes),
+        str(cpu_seconds), str(limits.max_pages), str(limits.max_text_chars),
+    ]  # fmt: skip
+    too_slow = ExtractionError(
+        "timeout", f"Reading this file took longer than {limits.timeout_s:g} seconds."
+    )
+    try:
+        # No preexec_fn: it is unsafe with threads (asyncio.to_thread); the
+        # worker sets its own rlimits before importing any parser.
+        done = subprocess.run(
+            command, input=data, capture_output=True, timeout=limits.timeout_s
+        )  # run() kills the child on expiry
+    except subprocess.TimeoutExpired:
+        raise too_slow from None
+    try:
+        result = json.loads(done.stdout)
+    except ValueError:
+        result = None
+    if done.returncode != 0 or not isinstance(result, dict):
+        log.warning(
+            "extract worker failed (kind=%s, rc=%s): %s",
+            kind, done.returncode, done.stderr[-2000:].decode("utf-8", "replace"),
+        )  # fmt: skip
+        if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+            raise too_slow
+        raise ExtractionError("resource_limit", _WORKER_REFUSALS["resource_limit"])
+    if result.get("ok"):
+        return result["text"], result["pages"]
+    code = result.get("code")
+    if code == "too_many_pages":
+        raise ExtractionError(
+            "too_large",
+            f"This PDF has {result.get('detail')} pages; the limit is {limits.max_pages}.",
+        )
+    if code in _WORKER_REFUSALS:
+        raise ExtractionError(code, _WORKER_REFUSALS[code])
+    raise _unsupported()
+
+
+def _validate_csv(text: str) -> None:
+    try:
+        for _ in csv.reader(io.StringIO(text), strict=True):
+            pass
+    except csv.Error as exc:
+        raise ExtractionError(
+            "corrupt", f"This CSV file is malformed ({exc}). Fix it and upload again."
+        ) from None
+
+
+def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
+    """Check, identify and extract the text of one uploaded file.
+
+    ``filename`` is only a hint for Markdown/CSV/plain text and is never used
+    as a path. Raises ExtractionError with a stable ``code`` and a message fit
+    to show the user.
+    """
+    if len(data) > limits.max_file_bytes:
+        raise ExtractionError(
+            "too_large",
+            f"This file is {_mb(len(data))}; the limit is {_mb(limits.max_file_bytes)}.",
+        )
+    kind = sniff_kind(data, filename)
+    if kind == "docx":
+        _check_docx_zip(data, limits)
+    if kind in ("pdf", "docx"):
+        text, pages = _run_worker(kind, data, limits)
+    else:
+        text, pages = _decode_text(data), None  # sniff_kind vouched for it
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    if len(text) > limits.max_text_chars:
+        raise ExtractionError(
+            "too_large",
+            f"This file contains more than {limits.max_text_chars:,} characters of text, "
+            "which is the limit.",
+        )
+    if not text.strip():
+        raise ExtractionError(
+            "empty_text",
+            "No text was found in this file. If it is a scanned document, note that "
+            "text recognition (OCR) is not supported: upload a version with real text.",
+        )
+    if kind == "csv":
+        _validate_csv(text)
+    return Extracted(
+        kind=kind,
+        mime=MIME_TYPES[kind],
+        text=text,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        pages=pages,
+    )
