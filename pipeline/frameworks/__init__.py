@@ -1,0 +1,146 @@
+"""Framework packs: ids, short titles, hierarchy and status of each supported framework.
+
+Plain Python, no Django. Packs are JSON files in `data/`; the two NIST packs are generated from
+the public-domain OSCAL catalogues by `build_packs.py`, the others are hand-maintained (ids and
+short titles only, never copyrighted requirement text).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .refs import catalogue_ref, parse_ref
+
+DATA_DIR = Path(__file__).parent / "data"
+
+# Every shipped pack, in display order; a workspace enables all but the superseded 2013 edition.
+ALL_FRAMEWORKS = ["iso27001-2022", "gdpr", "nist-800-53r5", "nist-csf-2.0", "soc2-tsc-2017", "iso27001-2013"]
+SHIPPED_FRAMEWORKS = [key for key in ALL_FRAMEWORKS if key != "iso27001-2013"]
+
+__all__ = [
+    "Entry", "Pack", "load_packs", "get_pack", "pack_for_framework_name", "canonical_ref",
+    "pack_from_file", "pack_from_dict", "SHIPPED_FRAMEWORKS", "ALL_FRAMEWORKS",
+]
+
+
+@dataclass(frozen=True)
+class Entry:
+    framework_key: str
+    ref: str
+    kind: str
+    parent: str | None
+    title: str
+    status: str = "active"
+    replaced_by: tuple[str, ...] = ()
+
+    @property
+    def withdrawn(self) -> bool:
+        return self.status == "withdrawn"
+
+
+class Pack:
+    """One framework's catalogue. `entries` maps canonical ref -> Entry in catalogue order."""
+
+    def __init__(self, key: str, name: str, aliases: list[str], entries: dict[str, Entry]):
+        self.key = key
+        self.name = name
+        self.aliases = list(aliases)
+        self.entries = entries
+        self._refs = list(entries)
+        self._order = {ref: i for i, ref in enumerate(self._refs)}
+
+    def get(self, ref: str) -> Entry | None:
+        """The entry for an exact canonical ref, or None."""
+        return self.entries.get(ref)
+
+    def lookup(self, ref: str) -> Entry | None:
+        """The entry a canonical ref (possibly with sub-parts like `(1)(a)`) belongs to."""
+        return self.entries.get(ref) or self.entries.get(catalogue_ref(self.key, ref))
+
+    def position(self, ref: str) -> int | None:
+        return self._order.get(ref)
+
+    def between(self, first: str, last: str) -> list[Entry]:
+        """Entries from `first` to `last` inclusive at the same kind and parent (for ranges)."""
+        start, end = self._order.get(first), self._order.get(last)
+        if start is None or end is None or end < start:
+            return []
+        head = self.entries[first]
+        refs = self._refs[start:end + 1]
+        return [self.entries[r] for r in refs if self.entries[r].kind == head.kind]
+
+    def __repr__(self) -> str:
+        return f"Pack({self.key!r}, {len(self.entries)} entries)"
+
+
+def pack_from_dict(data: dict) -> Pack:
+    """Build a Pack from the JSON pack format."""
+    key = data["key"]
+    entries: dict[str, Entry] = {}
+    for raw in data["entries"]:
+        entries[raw["ref"]] = Entry(
+            framework_key=key, ref=raw["ref"], kind=raw["kind"], parent=raw.get("parent"),
+            title=raw.get("title") or "", status=raw.get("status", "active"),
+            replaced_by=tuple(raw.get("replaced_by") or ()),
+        )
+    return Pack(key, data["name"], data.get("aliases", []), entries)
+
+
+def pack_from_file(path: str | Path) -> Pack:
+    """Load a pack JSON file (as shipped in data/ or written by the OSCAL importer)."""
+    with open(path, encoding="utf-8") as handle:
+        return pack_from_dict(json.load(handle))
+
+
+@lru_cache(maxsize=1)
+def load_packs() -> dict[str, Pack]:
+    """All shipped packs by key (cached)."""
+    return {key: pack_from_file(DATA_DIR / f"{key}.json") for key in ALL_FRAMEWORKS}
+
+
+def get_pack(key: str) -> Pack:
+    """The shipped pack `key`; KeyError if unknown."""
+    return load_packs()[key]
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[\s\-_.,/:()]+", "", name.lower()).replace("iec", "")
+
+
+@lru_cache(maxsize=512)
+def pack_for_framework_name(name: str) -> Pack | None:
+    """The pack a framework display name refers to ("ISO 27001:2022", "GDPR", "SOC 2", ...), or None.
+
+    An ISO 27001/27002 name without an edition means the current (2022) edition.
+    """
+    if not name or not name.strip():
+        return None
+    packs = load_packs()
+    wanted = _squash(name)
+    for pack in packs.values():
+        if wanted in {_squash(pack.name), _squash(pack.key), *map(_squash, pack.aliases)}:
+            return pack
+    lowered = name.lower()
+    if re.search(r"2700[12]", lowered):
+        return packs["iso27001-2013" if "2013" in lowered else "iso27001-2022"]
+    if "800-53" in lowered or "80053" in wanted:
+        return packs["nist-800-53r5"]
+    if re.search(r"\bcsf\b|cybersecurity framework", lowered):
+        return packs["nist-csf-2.0"]
+    if "gdpr" in lowered or "2016/679" in lowered or "general data protection" in lowered:
+        return packs["gdpr"]
+    if re.search(r"\bsoc ?2\b|\btsc\b|trust services", lowered):
+        return packs["soc2-tsc-2017"]
+    return None
+
+
+def canonical_ref(pack_key: str, ref_text: str) -> str | None:
+    """Normalise a ref as a brief might write it into the pack's canonical form, keeping sub-parts.
+
+    "Article 30(1)(a)" -> "Art. 30(1)(a)", "Annex A 5.9" -> "A.5.9", "clause 9.2" -> "9.2",
+    "AC-02(01)" -> "AC-2(1)", "PR.AA-1" -> "PR.AA-01", "CC 6.1" -> "CC6.1". None if unreadable.
+    """
+    return parse_ref(pack_key, ref_text)
