@@ -46,16 +46,17 @@ class _Refusal(Exception):
 
 def _pdf_text(data: bytes, max_pages: int, max_chars: int) -> tuple[str, int]:
     from pypdf import PdfReader
+    from pypdf.errors import LimitReachedError
 
     try:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
             raise _Refusal("encrypted_pdf")
         page_count = len(reader.pages)
-    except _Refusal:
+    except (_Refusal, MemoryError):
         raise
-    except MemoryError:
-        raise
+    except LimitReachedError as exc:
+        raise _Refusal("resource_limit", str(exc)) from None
     except Exception as exc:
         raise _Refusal("corrupt", type(exc).__name__) from None
     if page_count == 0:
@@ -68,6 +69,8 @@ def _pdf_text(data: bytes, max_pages: int, max_chars: int) -> tuple[str, int]:
             text = page.extract_text() or ""
         except MemoryError:
             raise
+        except LimitReachedError as exc:  # pypdf's own guard, e.g. tokens per stream
+            raise _Refusal("resource_limit", str(exc)) from None
         except Exception as exc:
             raise _Refusal("corrupt", type(exc).__name__) from None
         parts.append(text)

@@ -71,9 +71,12 @@ class ExtractionError(Exception):
     """
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+        super().__init__(code, message)  # both in args, so it survives pickling
         self.code = code
         self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,7 @@ def _check_docx_zip(data: bytes, limits: Limits) -> None:
 _WORKER_REFUSALS = {
     "encrypted_pdf": "This PDF is password-protected. Remove the password and upload again.",
     "corrupt": "This file could not be read; it may be damaged or incomplete.",
-    "resource_limit": "This file needs more memory to read than is allowed.",
+    "resource_limit": "This file is too large or too complex to read within the allowed limits.",
 }
 
 

@@ -8,11 +8,14 @@ import asyncio
 import codecs
 import io
 import zipfile
+import zlib
 
 import docx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pypdf import PdfWriter
-from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject, StreamObject
 
 from beyond_site.workspaces.extraction import (
     ExtractionError,
@@ -28,10 +31,17 @@ ELF = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4
 
 def make_pdf(*page_texts: str | None, encrypt: bool = False) -> bytes:
     """A valid PDF with one page per entry; None gives a page with no text."""
+    contents = [None if t is None else f"BT /F1 12 Tf 72 720 Td ({t}) Tj ET".encode("latin-1")
+                for t in page_texts]  # fmt: skip
+    return pdf_from_contents(contents, encrypt=encrypt)
+
+
+def pdf_from_contents(contents: list[bytes | None], encrypt=False, deflate=False) -> bytes:
+    """A PDF whose pages draw the given raw content streams in Helvetica."""
     writer = PdfWriter()
-    for text in page_texts:
+    for content in contents:
         page = writer.add_blank_page(612, 792)
-        if text is None:
+        if content is None:
             continue
         font = DictionaryObject({
             NameObject("/Type"): NameObject("/Font"),
@@ -40,8 +50,13 @@ def make_pdf(*page_texts: str | None, encrypt: bool = False) -> bytes:
         })  # fmt: skip
         fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
         page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
-        stream = DecodedStreamObject()
-        stream.set_data(f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("latin-1"))
+        if deflate:  # written as is: a small file that inflates hugely
+            stream = StreamObject()
+            stream._data = zlib.compress(content, 1)
+            stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+        else:
+            stream = DecodedStreamObject()
+            stream.set_data(content)
         page[NameObject("/Contents")] = writer._add_object(stream)
     if encrypt:
         writer.encrypt(user_password="", owner_password="owner-secret")
@@ -208,12 +223,25 @@ def test_it_refuses_a_pdf_with_too_many_pages():
 
 
 def test_it_kills_a_worker_that_exceeds_the_time_limit():
-    # A real subprocess cannot even start in 1 ms: the parent's wall clock fires.
-    message = refused(make_pdf("PDF-MARKER"), "slow.pdf", "timeout", Limits(timeout_s=0.001))
-    assert "longer than" in message
+    # Valid but slow: 300,000 text operators take pypdf several seconds.
+    slow = pdf_from_contents([b"BT /F1 12 Tf 72 720 Td (a) Tj ET\n" * 300_000], deflate=True)
+    assert len(slow) < 100_000
+    message = refused(slow, "slow.pdf", "timeout", Limits(timeout_s=1))
+    assert "longer than 1 seconds" in message
+
+
+def test_it_kills_a_worker_on_the_wall_clock_before_it_even_starts():
+    refused(make_pdf("PDF-MARKER"), "slow.pdf", "timeout", Limits(timeout_s=0.001))
 
 
 def test_it_reports_a_worker_that_runs_out_of_memory():
+    # A 200 MB content stream deflated to well under 1 MB; RLIMIT_AS stops it.
+    big = pdf_from_contents([b"BT /F1 12 Tf (a) Tj ET " + b" " * 200_000_000], deflate=True)
+    assert len(big) < 1 * MiB
+    refused(big, "big.pdf", "resource_limit", Limits(memory_bytes=64 * MiB))
+
+
+def test_it_reports_a_worker_that_cannot_start_within_the_memory_limit():
     # 16 MiB of address space is too little for the worker to import pypdf.
     refused(make_pdf("PDF-MARKER"), "big.pdf", "resource_limit", Limits(memory_bytes=16 * MiB))
 
@@ -268,3 +296,29 @@ def test_it_refuses_a_docx_with_unsafe_member_names(name):
 
 def test_it_refuses_a_docx_that_python_docx_cannot_parse():
     refused(make_zip(DOCX_SKELETON), "skeleton.docx", "corrupt")
+
+
+# Robustness
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    prefix=st.sampled_from([b"", b"%PDF-1.4\n", b"PK\x03\x04", codecs.BOM_UTF16_LE]),
+    body=st.binary(max_size=2000),
+    filename=st.sampled_from(["a.txt", "a.csv", "a.md", "a.pdf", "a.docx", ""]),
+)
+def test_it_only_ever_raises_extraction_error_on_arbitrary_bytes(prefix, body, filename):
+    try:
+        result = extract(prefix + body, filename)
+    except ExtractionError as error:
+        assert error.code in {"unsupported_type", "corrupt", "empty_text", "too_large"}
+        assert "Traceback" not in str(error) and "/work" not in str(error)
+    else:
+        assert result.text.strip() and "\r" not in result.text
+
+
+def test_it_pickles_errors_with_their_code():
+    import pickle
+
+    error = pickle.loads(pickle.dumps(ExtractionError("corrupt", "Damaged.")))
+    assert (error.code, str(error)) == ("corrupt", "Damaged.")
