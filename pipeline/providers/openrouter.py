@@ -1,6 +1,7 @@
 """OpenRouter: the OpenAI-compatible provider with OpenRouter's request fields and error shape."""
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -26,15 +27,14 @@ class OpenRouterProvider(OpenAICompatibleProvider):
     def __init__(self, *, api_key: str, base_url: str = DEFAULT_BASE_URL, model: str = "",
                  options: ProviderOptions | None = None, profile: EndpointProfile | None = None,
                  referer: str | None = None, title: str | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep | None = None):
+                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep):
         headers = {}
         if referer:
             headers["HTTP-Referer"] = referer
         if title:
             headers["X-Title"] = title
-        extra = {"sleep": sleep} if sleep else {}
         super().__init__(base_url, api_key=api_key, name="openrouter", model=model, profile=profile,
-                         options=options, headers=headers, transport=transport, **extra)
+                         options=options, headers=headers, transport=transport, sleep=sleep)
 
     def apply_effort(self, body: dict, effort: str) -> None:
         body["reasoning"] = {"effort": effort}
