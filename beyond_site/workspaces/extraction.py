@@ -174,6 +174,12 @@ def _check_docx_zip(data: bytes, limits: Limits) -> None:
             "zip_bomb", f"This Word document was refused because {why}."
         )
 
+    def check_ratio(size: int, compressed: int, subject: str) -> None:
+        ratio = size / max(compressed, 1)
+        if size > _RATIO_FLOOR_BYTES and ratio > limits.zip_max_ratio:
+            limit = limits.zip_max_ratio
+            raise bomb(f"{subject} expands {ratio:.0f} times (the limit is {limit:g})")
+
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         members = archive.infolist()
     if len(members) > limits.zip_max_members:
@@ -185,16 +191,12 @@ def _check_docx_zip(data: bytes, limits: Limits) -> None:
             raise bomb("it contains a part with an unsafe name")
         total += member.file_size
         total_compressed += member.compress_size
-        ratio = member.file_size / max(member.compress_size, 1)
-        if member.file_size > _RATIO_FLOOR_BYTES and ratio > limits.zip_max_ratio:
-            raise bomb(f"one part expands {ratio:.0f} times (the limit is {limits.zip_max_ratio:.0f})")
+        check_ratio(member.file_size, member.compress_size, "one part")
     if total > limits.zip_max_total_uncompressed:
         raise bomb(
             f"it expands to {_mb(total)} (the limit is {_mb(limits.zip_max_total_uncompressed)})"
         )
-    ratio = total / max(total_compressed, 1)
-    if total > _RATIO_FLOOR_BYTES and ratio > limits.zip_max_ratio:
-        raise bomb(f"it expands {ratio:.0f} times (the limit is {limits.zip_max_ratio:.0f})")
+    check_ratio(total, total_compressed, "it")
 
 
 _WORKER_REFUSALS = {
