@@ -1,0 +1,80 @@
+"""build_provider: which class serves a role, with which key, and a clear error without one."""
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from pipeline.providers.base import CompletionRequest, Message
+from pipeline.providers.openai_compat import OpenAICompatibleProvider
+from pipeline.providers.openrouter import OpenRouterProvider
+from pipeline.providers.registry import build_provider
+from pipeline.topology import RoleConfig, TopologyError
+
+KEY = "sk-or-v1-REGISTRY-SECRET"
+REPLY = {"model": "served", "choices": [{"index": 0, "message": {"content": "hi"}, "finish_reason": "stop"}]}
+
+
+class Recorder:
+    def __init__(self):
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return httpx.Response(200, json=REPLY)
+
+
+def ask(model: str = "") -> CompletionRequest:
+    return CompletionRequest(role="verifier", model=model, messages=(Message("user", "hello"),))
+
+
+def test_it_refuses_openrouter_without_a_key():
+    cfg = RoleConfig(provider="openrouter", model="z-ai/glm-5.3")
+    with pytest.raises(TopologyError, match="OPENROUTER_API_KEY"):
+        build_provider(cfg, env={})
+    with pytest.raises(TopologyError, match="OPENROUTER_API_KEY"):
+        build_provider(cfg, env={"OPENROUTER_API_KEY": "  "})
+
+
+async def test_it_builds_openrouter_with_the_settings_base_url_and_role_defaults():
+    recorder = Recorder()
+    cfg = RoleConfig(provider="openrouter", model="z-ai/glm-5.3", effort="high", max_tokens=500)
+    provider = build_provider(cfg, openrouter_base_url="http://127.0.0.1:9/or/api/v1",
+                              env={"OPENROUTER_API_KEY": KEY}, transport=httpx.MockTransport(recorder))
+    assert isinstance(provider, OpenRouterProvider) and provider.name == "openrouter" and not provider.offline
+
+    result = await provider.complete(ask())  # the request names no model: the role's model is used
+
+    [request] = recorder.requests
+    assert request.url == "http://127.0.0.1:9/or/api/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    body = json.loads(request.content)
+    assert body["model"] == "z-ai/glm-5.3"
+    assert body["max_tokens"] == 500 + 1024  # the request's effort is low: low headroom
+    assert result.text == "hi"
+    await provider.aclose()
+
+
+async def test_it_builds_an_openai_compatible_provider_with_an_optional_key():
+    recorder = Recorder()
+    cfg = RoleConfig(provider="openai", model="qwen3:0.6b", base_url="http://localhost:11434/v1")
+    local = build_provider(cfg, env={}, transport=httpx.MockTransport(recorder))
+    assert type(local) is OpenAICompatibleProvider and local.name == "openai"
+    await local.complete(ask("qwen3:0.6b"))
+    assert "authorization" not in recorder.requests[0].headers
+    assert recorder.requests[0].url == "http://localhost:11434/v1/chat/completions"
+
+    hosted = build_provider(cfg, env={"OPENAI_API_KEY": KEY}, transport=httpx.MockTransport(recorder))
+    await hosted.complete(ask("qwen3:0.6b"))
+    assert recorder.requests[1].headers["authorization"] == f"Bearer {KEY}"
+    await local.aclose()
+    await hosted.aclose()
+
+
+def test_it_dispatches_scripted_roles_to_the_scripted_provider(tmp_path):
+    scripted = pytest.importorskip("pipeline.providers.scripted")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"planner": ["{}"], "steps": {}, "summarizer": ["done"]}))
+    provider = build_provider(RoleConfig(provider="scripted", path=str(script)), env={})
+    assert isinstance(provider, scripted.ScriptedProvider)
