@@ -104,8 +104,8 @@ def _docx_lines(document):
                 cells, seen = [], set()
                 for cell in row.cells:
                     # Merged cells come back once per grid column: keep one.
-                    if id(cell._tc) not in seen:
-                        seen.add(id(cell._tc))
+                    if cell._tc not in seen:
+                        seen.add(cell._tc)
                         cells.append(cell.text.replace("\n", " "))
                 yield " | ".join(cells)
         elif block.text.strip():

@@ -69,10 +69,12 @@ def make_docx() -> bytes:
     document = docx.Document()
     document.add_heading("HEADING-MARKER", level=2)
     document.add_paragraph("PARAGRAPH-MARKER first.")
-    table = document.add_table(rows=2, cols=2)
-    for r, row in enumerate(table.rows):
+    table = document.add_table(rows=3, cols=2)
+    for r, row in enumerate(table.rows[:2]):
         for c, cell in enumerate(row.cells):
             cell.text = f"CELL-{r}{c}"
+    merged = table.cell(2, 0).merge(table.cell(2, 1))
+    merged.text = "MERGED-MARKER"
     document.add_paragraph("AFTER-TABLE-MARKER")
     out = io.BytesIO()
     document.save(out)
@@ -265,6 +267,7 @@ def test_it_extracts_paragraphs_tables_and_headings_from_a_docx():
     lines = result.text.split("\n")
     assert "## HEADING-MARKER" in lines
     assert "CELL-00 | CELL-01" in lines and "CELL-10 | CELL-11" in lines
+    assert "MERGED-MARKER" in lines  # a merged cell comes out once
     order = [result.text.index(m) for m in ("HEADING", "PARAGRAPH", "CELL-00", "CELL-10", "AFTER")]
     assert order == sorted(order)
 
@@ -322,3 +325,25 @@ def test_it_pickles_errors_with_their_code():
 
     error = pickle.loads(pickle.dumps(ExtractionError("corrupt", "Damaged.")))
     assert (error.code, str(error)) == ("corrupt", "Damaged.")
+
+
+def test_it_never_imports_the_parsers_in_the_calling_process(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "in.pdf").write_bytes(make_pdf("PDF-MARKER"))
+    (tmp_path / "in.docx").write_bytes(make_docx())
+    script = (
+        "import sys\n"
+        "from beyond_site.workspaces.extraction import extract\n"
+        "for name in ('in.pdf', 'in.docx'):\n"
+        "    assert 'MARKER' in extract(open(name, 'rb').read(), name).text\n"
+        "assert not {'pypdf', 'docx', 'lxml'} & set(sys.modules), sys.modules.keys()\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+        env={"PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
