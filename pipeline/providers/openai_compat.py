@@ -60,7 +60,8 @@ class ProviderOptions(BaseModel):
     attempt_timeout_s: float = Field(default=900.0, gt=0)
     default_max_tokens: int | None = Field(default=None, ge=1)
     #: Added to max_tokens because reasoning tokens count against it (DESIGN-NOTES, Providers).
-    reasoning_headroom: dict[str, int] = Field(default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
+    reasoning_headroom: dict[str, int] = Field(
+        default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
 
 
 class _AttemptFailed(Exception):
@@ -224,7 +225,8 @@ class OpenAICompatibleProvider:
         self.apply_effort(body, request.effort)
         max_tokens = request.max_tokens or self.options.default_max_tokens
         if max_tokens:
-            body[self.profile.max_tokens_field] = max_tokens + self.options.reasoning_headroom.get(request.effort, 0)
+            headroom = self.options.reasoning_headroom.get(request.effort, 0)
+            body[self.profile.max_tokens_field] = max_tokens + headroom
         if request.json_schema is not None:
             self.apply_structured_output(body, request)
         self.extra_body(body, request)
@@ -282,7 +284,8 @@ class OpenAICompatibleProvider:
             raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
         except httpx.TransportError as exc:
             # Refused connections and streams cut mid-way are worth another try.
-            raise _AttemptFailed("connection", self._safe(f"{type(exc).__name__}: {exc}"), retryable=True) from None
+            message = self._safe(f"{type(exc).__name__}: {exc}")
+            raise _AttemptFailed("connection", message, retryable=True) from None
         return self._completion(state)
 
     def _http_failure(self, response: httpx.Response) -> _AttemptFailed:
@@ -353,7 +356,8 @@ class OpenAICompatibleProvider:
         self.note_choice(choice, state)
 
     def _completion(self, state: ReplyState) -> Completion:
-        raw = {"id": state.id, "model": state.model, "provider": state.provider, "finish_reason": state.finish_reason,
+        raw = {"id": state.id, "model": state.model, "provider": state.provider,
+               "finish_reason": state.finish_reason,
                "usage": state.usage, "chunks": state.chunks, **state.extras}
         return Completion(
             text="".join(state.text),

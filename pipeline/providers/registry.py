@@ -33,7 +33,8 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
         api_key = env.get("OPENROUTER_API_KEY", "").strip()
         if not api_key:
             raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
-        return OpenRouterProvider(api_key=api_key, base_url=cfg.base_url or openrouter_base_url or DEFAULT_BASE_URL,
+        base_url = cfg.base_url or openrouter_base_url or DEFAULT_BASE_URL
+        return OpenRouterProvider(api_key=api_key, base_url=base_url,
                                   model=cfg.model, options=options, title="Beyond", transport=transport)
     if cfg.provider == "openai":
         # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all.

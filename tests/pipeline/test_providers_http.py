@@ -9,8 +9,8 @@ import asyncio
 import json
 import logging
 import os
-from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 from pathlib import Path
 
 import httpx
@@ -86,13 +86,15 @@ class Sleeps(list):
 def openrouter(replay: Replay, sleeps: Sleeps | None = None, **options) -> OpenRouterProvider:
     opts = FAST.model_copy(update=options)
     return OpenRouterProvider(api_key=API_KEY, transport=httpx.MockTransport(replay), options=opts,
-                              sleep=Sleeps() if sleeps is None else sleeps, title="Beyond", referer="https://beyond.test")
+                              sleep=Sleeps() if sleeps is None else sleeps,
+                              title="Beyond", referer="https://beyond.test")
 
 
 def compat(replay: Replay, base_url: str, sleeps: Sleeps | None = None, api_key: str | None = API_KEY,
            **kwargs) -> OpenAICompatibleProvider:
     return OpenAICompatibleProvider(base_url, api_key=api_key, transport=httpx.MockTransport(replay),
-                                    options=kwargs.pop("options", FAST), sleep=Sleeps() if sleeps is None else sleeps, **kwargs)
+                                    options=kwargs.pop("options", FAST),
+                                    sleep=Sleeps() if sleeps is None else sleeps, **kwargs)
 
 
 def ask(model: str = "some/model", text: str = "What is 2+2?", **kwargs) -> CompletionRequest:
@@ -217,7 +219,8 @@ async def test_it_asks_strict_mode_only_for_a_strict_compatible_schema():
               "additionalProperties": False}
     replay = Replay(sse(*OK_STREAM))
     await compat(replay, "http://vllm.local/v1").complete(ask(json_schema=schema, schema_name="verdict"))
-    assert replay.bodies[0]["response_format"]["json_schema"] == {"name": "verdict", "schema": schema, "strict": True}
+    sent = replay.bodies[0]["response_format"]["json_schema"]
+    assert sent == {"name": "verdict", "schema": schema, "strict": True}
 
 
 async def test_it_talks_to_ollama_without_a_key_and_reads_its_reasoning():
@@ -226,8 +229,8 @@ async def test_it_talks_to_ollama_without_a_key_and_reads_its_reasoning():
     replay = Replay(recorded_response(recorded))
     provider = compat(replay, "http://localhost:11434/v1", api_key=None, profile=EndpointProfile(stream=False))
 
-    result = await provider.complete(ask("qwen3:0.6b", json_schema=sent["response_format"]["json_schema"]["schema"],
-                                         schema_name="CityLocation"))
+    schema = sent["response_format"]["json_schema"]["schema"]
+    result = await provider.complete(ask("qwen3:0.6b", json_schema=schema, schema_name="CityLocation"))
 
     body = replay.bodies[0]
     assert body["stream"] is False and "stream_options" not in body
@@ -283,7 +286,8 @@ async def test_it_honours_retry_after_seconds_on_429():
 async def test_it_honours_retry_after_as_an_http_date_and_caps_it():
     sleeps = Sleeps()
     soon = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
-    replay = Replay(httpx.Response(503, headers={"retry-after": soon}), httpx.Response(429, headers={"retry-after": "9999"}),
+    replay = Replay(httpx.Response(503, headers={"retry-after": soon}),
+                    httpx.Response(429, headers={"retry-after": "9999"}),
                     sse(*OK_STREAM))
     result = await openrouter(replay, sleeps, retry_after_cap_s=60).complete(ask())
     assert 25 <= sleeps[0] <= 30
@@ -299,7 +303,8 @@ async def test_it_retries_server_errors(status):
 
 
 async def test_it_retries_a_200_that_carries_an_error_body():
-    replay = Replay(httpx.Response(200, json={"error": {"code": 502, "message": "upstream hiccup"}}), sse(*OK_STREAM))
+    error_body = {"error": {"code": 502, "message": "upstream hiccup"}}
+    replay = Replay(httpx.Response(200, json=error_body), sse(*OK_STREAM))
     result = await openrouter(replay).complete(ask())
     assert result.transport_retries == 1
 
@@ -335,6 +340,15 @@ async def test_it_retries_a_read_timeout_and_reports_timeout_at_the_end():
     assert caught.value.kind == "timeout" and caught.value.transport_retries == 2
 
 
+async def test_it_retries_refused_and_dropped_connections():
+    result = await openrouter(Replay(httpx.ConnectError, sse(*OK_STREAM))).complete(ask())
+    assert result.transport_retries == 1
+
+    with pytest.raises(RetryableError) as caught:
+        await openrouter(Replay(*[httpx.RemoteProtocolError] * 3)).complete(ask())
+    assert caught.value.kind == "connection" and caught.value.transport_retries == 2
+
+
 async def test_it_gives_up_on_an_attempt_that_exceeds_its_deadline():
     async def slow(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(1)
@@ -352,7 +366,8 @@ async def test_it_does_not_retry_client_errors(status):
     replay = Replay(httpx.Response(status, json={"error": {"message": "no"}}), sse(*OK_STREAM))
     with pytest.raises(PermanentError) as caught:
         await openrouter(replay).complete(ask())
-    assert (caught.value.kind, caught.value.status, caught.value.transport_retries) == (f"http_{status}", status, 0)
+    error = caught.value
+    assert (error.kind, error.status, error.transport_retries) == (f"http_{status}", status, 0)
     assert not caught.value.retryable
     assert len(replay.requests) == 1
 
