@@ -145,3 +145,4 @@ LOGGING = {
     "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
     "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
 }
+BEYOND_RUN_IN_PROCESS = envbool("BEYOND_RUN_IN_PROCESS", "True")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 
 class Citation(BaseModel):
@@ -76,7 +76,7 @@ class Verdict(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    passed: bool = Field(alias="pass")
+    passed: StrictBool = Field(alias="pass")
     issues: list[Issue] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -1,0 +1,44 @@
+# Beyond: `make run` serves the app on the embedded defaults; `make test` runs every test.
+# Both create and use .venv/ and install what they need, on a fresh machine too.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-unit test-browser venv browser services demo clean
+
+$(BIN)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+venv: $(BIN)/.installed
+
+run: venv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	$(BIN)/python manage.py beyond_demo
+	$(BIN)/daphne -b $(HOST) -p $(PORT) beyond_site.asgi:application
+
+# Debian's Chromium for the browser tests (Playwright never downloads a browser here).
+browser:
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null)
+
+# PostgreSQL and Redis for the scale-out tests; started only if they are not answering.
+services:
+	@bash scripts/ensure-services
+
+test: venv browser services
+	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
+
+test-unit: venv
+	$(BIN)/python -m pytest -q
+
+test-browser: venv browser
+	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
+
+clean:
+	rm -rf $(VENV) staticfiles db.sqlite3*

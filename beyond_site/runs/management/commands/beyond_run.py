@@ -1,0 +1,74 @@
+"""Run one task headless, through the same code path as the chat, and print its trace (SPEC 9)."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pipeline.providers.scripted import ScriptError, load_script
+from pipeline.topology import TopologyError, parse_shorthand, parse_topology
+from beyond_site.runs.models import Run
+from beyond_site.runs.selectors import run_trace
+from beyond_site.runs.services import claim_run, execute_run, runner_identity, start_run
+from beyond_site.workspaces.models import Workspace
+
+
+class Command(BaseCommand):
+    help = "Run one task through the pipeline and print the run trace."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--workspace", required=True, help="workspace slug")
+        parser.add_argument("--task", required=True, help="the task, as a user would type it")
+        source = parser.add_mutually_exclusive_group()
+        source.add_argument("--provider", help="offline | scripted:PATH | openrouter:MODEL | openai:MODEL@BASE_URL")
+        source.add_argument("--topology", help="topology JSON: model, provider and effort per role")
+        parser.add_argument("--json", action="store_true", help="print the run trace as JSON")
+
+    def handle(self, *args, **opts):
+        workspace = Workspace.objects.filter(slug=opts["workspace"]).first()
+        if workspace is None:
+            raise CommandError(f"unknown workspace {opts['workspace']!r} (create it with beyond_workspace create)")
+        if not opts["task"].strip():
+            raise CommandError("the task is empty")
+        try:
+            topology = None
+            if opts["provider"]:
+                topology = parse_shorthand(opts["provider"])
+            elif opts["topology"]:
+                topology = parse_topology(opts["topology"])
+            for role in ("planner", "executor", "verifier", "summarizer"):
+                cfg = topology.role(role) if topology else None
+                if cfg is not None and cfg.provider == "scripted":
+                    load_script(cfg.path)  # a malformed file is a bad argument, said before any run
+        except (TopologyError, ScriptError) as exc:
+            raise CommandError(str(exc)) from None
+
+        run, _ = start_run(workspace, opts["task"], topology=topology)
+        owner = f"beyond_run:{runner_identity()}"
+        if not claim_run(run.pk, owner):
+            raise CommandError(f"run {run.pk} was claimed by another runner")
+        asyncio.run(execute_run(run.pk, owner))
+        run = Run.objects.get(pk=run.pk)
+        trace = run_trace(run)
+        if opts["json"]:
+            self.stdout.write(json.dumps(trace, indent=2, ensure_ascii=False))
+        else:
+            self.stdout.write(format_trace(trace))
+
+
+def format_trace(trace: dict) -> str:
+    run = trace["run"]
+    lines = [f"Run {run['id']}: {run['status']}" + (f" ({run['halt_reason']})" if run["halt_reason"] else "")]
+    for step in trace["steps"]:
+        badge = step["badge"] or step["status"]
+        lines.append(f"\n## Step {step['index']}: {step['title']}  [{badge}]")
+        for warning in step["warnings"]:
+            lines.append(f"! {warning}")
+        if step["content"]:
+            lines.append(step["content"])
+    if trace["summary"]:
+        lines.append(f"\n## Recap\n{trace['summary']}")
+    for warning in run.get("warnings") or []:
+        lines.append(f"! {warning}")
+    return "\n".join(lines)

@@ -1,0 +1,212 @@
+"""Conversations and the run record: every brief, draft, verdict, model call and event.
+
+The run record is append-only (SPEC 8). Events, attempts, verdicts, model calls and context
+records are written once and never changed; a run and its steps change only while the run is in
+progress, and nothing about a finished run can be saved again or deleted, by anyone.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class AppendOnlyError(Exception):
+    """Raised on any attempt to change or delete a row of the run record once written."""
+
+
+class AppendOnly(models.Model):
+    """A row that may be inserted once and never updated or deleted."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError(f"{type(self).__name__} rows are append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError(f"{type(self).__name__} rows are append-only")
+
+
+class Conversation(models.Model):
+    workspace = models.ForeignKey("workspaces.Workspace", models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Message(models.Model):
+    USER, ASSISTANT = "user", "assistant"
+
+    conversation = models.ForeignKey(Conversation, models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=10, choices=[(USER, "User"), (ASSISTANT, "Assistant")])
+    text = models.TextField(blank=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    run = models.ForeignKey("runs.Run", models.SET_NULL, null=True, blank=True, related_name="messages")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class Run(models.Model):
+    QUEUED, RUNNING, COMPLETED, HALTED, FAILED = "queued", "running", "completed", "halted", "failed"
+    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED)]
+    FINISHED = (COMPLETED, HALTED, FAILED)
+
+    workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="runs")
+    conversation = models.ForeignKey(Conversation, models.PROTECT, null=True, blank=True, related_name="runs")
+    task = models.TextField()
+    status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED, db_index=True)
+    halt_reason = models.TextField(null=True, blank=True)
+    topology = models.JSONField()
+    offline = models.BooleanField(default=False)
+    brief = models.JSONField(null=True, blank=True)
+    summary = models.TextField(null=True, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    idempotency_key = models.CharField(max_length=80, null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Work claiming: a runner takes a queued run with a conditional UPDATE and keeps a lease
+    # alive while it works; a run whose lease ran out belongs to a runner that died.
+    lease_owner = models.CharField(max_length=100, null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "idempotency_key"], name="one_run_per_idempotency_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.pk} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.FINISHED
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding and self.pk:
+            stored = Run.objects.filter(pk=self.pk).values_list("status", flat=True).first()
+            if stored in self.FINISHED:
+                raise AppendOnlyError("a finished run's record cannot be changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("runs are kept for the audit trail")
+
+
+class Step(models.Model):
+    PENDING, RELEASED, HALTED, NOT_RELEASED = "pending", "released", "halted", "not_released"
+    BADGES = ["passed", "passed_after_rerender", "warning"]
+
+    run = models.ForeignKey(Run, models.PROTECT, related_name="steps")
+    index = models.PositiveIntegerField()
+    title = models.CharField(max_length=300)
+    content_spec = models.TextField()
+    status = models.CharField(max_length=14, default=PENDING)
+    badge = models.CharField(max_length=24, null=True, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    content = models.TextField(null=True, blank=True)
+    released_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_step_per_index")]
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding and Run.objects.filter(pk=self.run_id, status__in=Run.FINISHED).exists():
+            raise AppendOnlyError("a finished run's steps cannot be changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("steps are kept for the audit trail")
+
+
+class Attempt(AppendOnly):
+    step = models.ForeignKey(Step, models.PROTECT, related_name="attempts")
+    attempt = models.PositiveSmallIntegerField()
+    draft = models.TextField()
+    truncated = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["step", "attempt"]
+        constraints = [models.UniqueConstraint(fields=["step", "attempt"], name="one_attempt_per_number")]
+
+
+class Verdict(AppendOnly):
+    MODEL, MECHANICAL = "model", "mechanical"
+
+    attempt = models.ForeignKey(Attempt, models.PROTECT, related_name="verdicts")
+    source = models.CharField(max_length=12, choices=[(MODEL, "model"), (MECHANICAL, "mechanical")])
+    raw = models.TextField(null=True, blank=True)
+    parsed = models.JSONField(null=True, blank=True)
+    error = models.TextField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["attempt", "id"]
+
+
+class ModelCall(AppendOnly):
+    run = models.ForeignKey(Run, models.PROTECT, related_name="model_calls")
+    role = models.CharField(max_length=12)
+    step_index = models.PositiveIntegerField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(null=True, blank=True)
+    provider = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    model_served = models.CharField(max_length=200, null=True, blank=True)
+    effort = models.CharField(max_length=10)
+    latency_s = models.FloatField(default=0)
+    input_tokens = models.IntegerField(default=0)
+    cache_read_tokens = models.IntegerField(default=0)
+    cache_write_tokens = models.IntegerField(default=0)
+    output_tokens = models.IntegerField(default=0)
+    reasoning_tokens = models.IntegerField(default=0)
+    cost = models.FloatField(null=True, blank=True)
+    transport_retries = models.IntegerField(default=0)
+    finish_reason = models.CharField(max_length=40, null=True, blank=True)
+    error = models.TextField(null=True, blank=True)
+    #: What this call was given, content-addressed (see ContextRecord).
+    context = models.ForeignKey("runs.ContextRecord", models.PROTECT, null=True, blank=True, related_name="calls")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+
+
+class ContextRecord(AppendOnly):
+    """Exactly what one model call was given: its messages, stored by content hash.
+
+    `parts` lists the sha256 of each message's text (Blobs), so a long document that a hundred
+    runs used is stored once; `sha256` addresses the whole record.
+    """
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    parts = models.JSONField()  # [{"role": "system"|"user"|..., "blob": "<sha256>", "size": n}]
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class RunEvent(AppendOnly):
+    """The run's event log: the truth that the page and the audit trail are replayed from."""
+
+    run = models.ForeignKey(Run, models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=40)
+    data = models.JSONField(default=dict)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="one_event_per_seq")]

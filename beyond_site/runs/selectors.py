@@ -1,0 +1,65 @@
+"""Read the run record: the run trace JSON (SPEC 9) and the snapshot the page is built from."""
+from __future__ import annotations
+
+from beyond_site.runs.models import Run, RunEvent, Step
+
+
+def _iso(dt) -> str:
+    return dt.isoformat(timespec="microseconds")
+
+
+def step_dict(step: Step) -> dict:
+    released = step.status == Step.RELEASED
+    return {
+        "index": step.index,
+        "title": step.title,
+        "status": step.status if step.status != Step.PENDING else "not_released",
+        "badge": step.badge if released else None,
+        "warnings": list(step.warnings or []),
+        "content": step.content if released else None,
+        "attempts": [
+            {
+                "attempt": a.attempt,
+                "draft": a.draft,
+                "truncated": a.truncated,
+                "verdicts": [
+                    {"source": v.source, "raw": v.raw, "parsed": v.parsed, "error": v.error}
+                    for v in a.verdicts.all()
+                ],
+            }
+            for a in step.attempts.all()
+        ],
+    }
+
+
+def run_trace(run: Run) -> dict:
+    """The run trace: field names fixed by SPEC 9, more fields allowed."""
+    steps = run.steps.prefetch_related("attempts__verdicts").order_by("index")
+    events = RunEvent.objects.filter(run=run).order_by("seq")
+    return {
+        "run": {
+            "id": run.pk,
+            "status": run.status,
+            "halt_reason": run.halt_reason,
+            "topology": run.topology,
+            "workspace": run.workspace.slug,
+            "task": run.task,
+            "offline": run.offline,
+            "warnings": list(run.warnings or []),
+            "created_at": _iso(run.created_at),
+            "finished_at": _iso(run.finished_at) if run.finished_at else None,
+        },
+        "brief": run.brief,
+        "steps": [step_dict(s) for s in steps],
+        "summary": run.summary,
+        "model_calls": [
+            {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
+             "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s,
+             "usage": {"input": c.input_tokens, "cache_read": c.cache_read_tokens, "cache_write": c.cache_write_tokens,
+                       "output": c.output_tokens, "reasoning": c.reasoning_tokens},
+             "cost": c.cost, "transport_retries": c.transport_retries, "finish_reason": c.finish_reason,
+             "error": c.error, "context": c.context.sha256 if c.context_id else None}
+            for c in run.model_calls.select_related("context").order_by("id")
+        ],
+        "events": [{"seq": e.seq, "type": e.type, "at": _iso(e.at), **e.data} for e in events],
+    }

@@ -1,0 +1,182 @@
+"""Starting, claiming and executing runs: one code path for the chat, `beyond_run` and workers."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from datetime import timedelta
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pipeline import events as ev
+from pipeline.events import Event
+from pipeline.orchestrator import Orchestrator, RunSettings
+from pipeline.providers import build_role_providers, close_all
+from pipeline.topology import Topology, parse_shorthand, parse_topology
+from beyond_site.runs.models import Conversation, Message, Run, RunEvent
+from beyond_site.runs.recorder import EventRecorder
+from beyond_site.workspaces.context import assemble_context
+from beyond_site.workspaces.models import Workspace
+
+log = logging.getLogger("beyond.runs")
+
+LEASE = timedelta(seconds=90)
+HEARTBEAT_S = 20
+
+
+def run_group(run_id: int) -> str:
+    return f"run-{run_id}"
+
+
+def runner_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
+    """The override, else the workspace's own topology, else BEYOND_PROVIDER for all roles."""
+    if override is not None:
+        return override
+    if workspace.topology:
+        return parse_topology(workspace.topology)
+    return parse_shorthand(settings.BEYOND_PROVIDER)
+
+
+def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
+              topology: Topology | None = None, idempotency_key: str | None = None) -> tuple[Run, bool]:
+    """Queue a run for `task`; returns (run, created). The same idempotency key never runs twice."""
+    if idempotency_key:
+        existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
+        if existing:
+            return existing, False
+    topo = resolve_topology(workspace, topology)
+    try:
+        with transaction.atomic():
+            run = Run.objects.create(workspace=workspace, conversation=conversation, task=task,
+                                     topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
+                                     offline=any(topo.role(r).provider == "offline" for r in ("planner", "executor")))
+            if conversation is not None:
+                Message.objects.create(conversation=conversation, role=Message.USER, text=task, author=user, run=run)
+                Message.objects.create(conversation=conversation, role=Message.ASSISTANT, run=run)
+                Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    except IntegrityError:
+        # Two submissions with one key raced: the other one won, and that run is this task's run.
+        return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
+    return run, True
+
+
+def claim_run(run_id: int, owner: str) -> bool:
+    """Take a queued run. Portable across SQLite and PostgreSQL: a conditional UPDATE, and the
+    claim holds only if exactly one row changed (as healthchecks' sendalerts does)."""
+    now = timezone.now()
+    changed = Run.objects.filter(pk=run_id, status=Run.QUEUED).update(
+        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + LEASE, started_at=now)
+    return changed == 1
+
+
+def claim_next_run(owner: str) -> int | None:
+    for run_id in Run.objects.filter(status=Run.QUEUED).order_by("created_at", "id").values_list("id", flat=True)[:5]:
+        if claim_run(run_id, owner):
+            return run_id
+    return None
+
+
+def renew_lease(run_id: int, owner: str) -> bool:
+    return Run.objects.filter(pk=run_id, status=Run.RUNNING, lease_owner=owner).update(
+        lease_expires_at=timezone.now() + LEASE) == 1
+
+
+def reap_stale_runs() -> list[int]:
+    """Fail runs whose runner died (lease expired). Nothing unreleased is ever released by this:
+    the steps not released stay so, on the record."""
+    reaped = []
+    stale = Run.objects.filter(status=Run.RUNNING, lease_expires_at__lt=timezone.now())
+    for run in stale:
+        with transaction.atomic():
+            if Run.objects.filter(pk=run.pk, status=Run.RUNNING, lease_expires_at__lt=timezone.now()).update(
+                    lease_owner="reaper", lease_expires_at=timezone.now() + LEASE) != 1:
+                continue
+            EventRecorder(run).record(Event(ev.RUN_FAILED, {
+                "reason": "interrupted: the runner stopped before the run finished; unreleased steps were not released"}))
+        reaped.append(run.pk)
+    return reaped
+
+
+async def ring_doorbell(run_id: int, seq: int) -> None:
+    """Tell consumers that event `seq` exists. Best effort by design: consumers read the events
+    from the database, so a lost ring costs latency, never a step."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(run_group(run_id), {"type": "run.event", "seq": seq})
+    except Exception:  # the doorbell must never break the run
+        log.warning("doorbell for run %s seq %s failed", run_id, seq, exc_info=True)
+
+
+async def execute_run(run_id: int, owner: str, *, transport=None) -> str:
+    """Run a claimed run to its end, persisting every event before ringing the doorbell.
+    Returns the final status."""
+    run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
+    recorder = await database_sync_to_async(EventRecorder)(run)
+    record = database_sync_to_async(recorder.record)
+    try:
+        ctx = await database_sync_to_async(assemble_context)(run)
+        providers = build_role_providers(parse_topology(run.topology), openrouter_base_url=settings.OPENROUTER_BASE_URL,
+                                         transport=transport)
+    except Exception as exc:  # bad scripted file, missing key, unreadable context: a failed run
+        message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
+        if not isinstance(exc, ValueError):
+            log.exception("run %s could not start", run_id)
+        row = await record(Event(ev.RUN_FAILED, {"reason": f"the run could not start: {message}"}))
+        await ring_doorbell(run_id, row.seq)
+        return Run.FAILED
+
+    heartbeat = asyncio.create_task(_keep_lease(run_id, owner))
+    orchestrator = Orchestrator(ctx, parse_topology(run.topology), providers, settings=RunSettings(
+        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}"))
+    status = Run.FAILED
+    try:
+        async for event in orchestrator.events():
+            row = await record(event)
+            await ring_doorbell(run_id, row.seq)
+            if event.type in (ev.RUN_COMPLETED, ev.RUN_HALTED, ev.RUN_FAILED):
+                status = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED}.get(event.type, Run.FAILED)
+    finally:
+        heartbeat.cancel()
+        await asyncio.gather(heartbeat, return_exceptions=True)
+        await close_all(providers)
+    return status
+
+
+async def _keep_lease(run_id: int, owner: str) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        await database_sync_to_async(renew_lease)(run_id, owner)
+
+
+# -- the embedded home of the runner: tasks on the ASGI server's own event loop -------------------
+_background: set[asyncio.Task] = set()
+
+
+def schedule_run(run_id: int) -> None:
+    """Embedded mode: execute the run as a task of the server process (call from its event loop).
+    In the scaled mode (BEYOND_RUN_IN_PROCESS off) `beyond_worker` processes claim it instead."""
+    if not settings.BEYOND_RUN_IN_PROCESS:
+        return
+    task = asyncio.get_running_loop().create_task(_claim_and_execute(run_id))
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def _claim_and_execute(run_id: int) -> None:
+    owner = runner_identity()
+    try:
+        if await database_sync_to_async(claim_run)(run_id, owner):
+            await execute_run(run_id, owner)
+    except Exception:
+        log.exception("run %s failed in the background runner", run_id)

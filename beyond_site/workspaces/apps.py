@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WorkspacesConfig(AppConfig):
+    name = "beyond_site.workspaces"
+    label = "workspaces"

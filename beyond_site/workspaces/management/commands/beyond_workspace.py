@@ -1,0 +1,56 @@
+"""Scripted workspace administration (SPEC 9); idempotent where that makes sense."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from beyond_site.workspaces import services
+from beyond_site.workspaces.models import Workspace
+
+
+class Command(BaseCommand):
+    help = "Create workspaces and add memories, files and members."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create", help="create a workspace (no-op if it exists)")
+        create.add_argument("slug")
+        create.add_argument("--name")
+        memory = sub.add_parser("add-memory", help="add a short workspace fact")
+        memory.add_argument("slug")
+        memory.add_argument("text")
+        file = sub.add_parser("add-file", help="add a workspace file (text, Markdown, CSV, PDF, DOCX)")
+        file.add_argument("slug")
+        file.add_argument("path")
+        member = sub.add_parser("add-member", help="add a user to a workspace, or change their role")
+        member.add_argument("slug")
+        member.add_argument("username")
+        member.add_argument("role", choices=["admin", "member", "auditor"])
+
+    def handle(self, *args, **opts):
+        action = opts["action"]
+        if action == "create":
+            workspace, created = services.create_workspace(opts["slug"], opts["name"])
+            self.stdout.write(f"{'Created' if created else 'Exists'}: workspace {workspace.slug} ({workspace.name})")
+            return
+        workspace = Workspace.objects.filter(slug=opts["slug"]).first()
+        if workspace is None:
+            raise CommandError(f"unknown workspace {opts['slug']!r}")
+        try:
+            if action == "add-memory":
+                memory = services.add_memory(workspace, opts["text"])
+                self.stdout.write(f"Memory {memory.pk} in {workspace.slug}")
+            elif action == "add-file":
+                path = Path(opts["path"])
+                if not path.is_file():
+                    raise CommandError(f"no such file: {path}")
+                document, created = services.add_document(workspace, path.name, path.read_bytes())
+                verb = "Added" if created else "Already there"
+                self.stdout.write(f"{verb}: {document.name} ({document.kind}, {document.size} bytes, "
+                                  f"{len(document.text)} characters of text)")
+            elif action == "add-member":
+                membership = services.add_member(workspace, opts["username"], opts["role"])
+                self.stdout.write(f"{membership.user.username} is {membership.role} of {workspace.slug}")
+        except (ValueError, services.DocumentRefused) as exc:
+            raise CommandError(str(exc)) from None

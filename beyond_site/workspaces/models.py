@@ -1,0 +1,106 @@
+"""Workspaces, who belongs to them, and what they know (memories and documents)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+
+def default_frameworks() -> list[str]:
+    from pipeline.frameworks import SHIPPED_FRAMEWORKS
+
+    return list(SHIPPED_FRAMEWORKS)
+
+
+class Workspace(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=60, unique=True)
+    #: Model per role (SPEC 9); null means "use BEYOND_PROVIDER for all four roles".
+    topology = models.JSONField(null=True, blank=True)
+    #: Keys of the enabled framework packs (pipeline.frameworks); every shipped pack by default.
+    enabled_frameworks = models.JSONField(default=default_frameworks, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    ADMIN, MEMBER, AUDITOR = "admin", "member", "auditor"
+    ROLES = [(ADMIN, "Admin"), (MEMBER, "Member"), (AUDITOR, "Auditor")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="memberships")
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=ROLES, default=MEMBER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "workspace"], name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+    @property
+    def can_write(self) -> bool:
+        return self.role in (self.ADMIN, self.MEMBER)
+
+
+class Memory(models.Model):
+    """A short workspace fact (who we are, scope, decisions) that every run's context carries."""
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="memories")
+    text = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "memories"
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Document(models.Model):
+    """A workspace file (conversation null) or an upload attached to one conversation.
+
+    The original bytes live in a content-addressed Blob; the extracted text is kept beside it.
+    """
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="documents")
+    conversation = models.ForeignKey("runs.Conversation", models.CASCADE, null=True, blank=True, related_name="uploads")
+    name = models.CharField(max_length=255)
+    kind = models.CharField(max_length=16)  # text, markdown, csv, pdf, docx
+    mime = models.CharField(max_length=100)
+    size = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    original = models.ForeignKey("workspaces.Blob", models.PROTECT, related_name="+")
+    text = models.TextField()
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "conversation", "sha256"], name="one_copy_per_scope"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Blob(models.Model):
+    """Content-addressed bytes: a document used by a hundred runs is stored once."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    size = models.BigIntegerField()
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} ({self.size} bytes)"

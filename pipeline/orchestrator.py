@@ -1,0 +1,300 @@
+"""The release state machine (SPEC 5), as an async generator of events.
+
+Steps render and verify concurrently (they depend only on the brief); release is strictly in
+document order, and the outcome is the one the steps would have had run one by one. The rule that
+matters most: a step is released only after a parseable verdict was recorded for exactly the
+content released. Every path that cannot reach such a verdict (verifier errors twice, executor
+error, a crash in our own code) halts instead.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+
+from pipeline import events as ev
+from pipeline.context import Context
+from pipeline.events import Event
+from pipeline.parsing import ReplyError, parse_brief, parse_verdict
+from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
+from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
+                               build_verifier_request)
+from pipeline.schemas import Brief, Issue
+from pipeline.topology import Topology
+
+log = logging.getLogger("beyond.pipeline")
+
+Gate = Callable[[Brief, str], list[Issue]]
+
+BADGE_PASSED = "passed"
+BADGE_PASSED_AFTER_RERENDER = "passed_after_rerender"
+BADGE_WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    #: Steps rendered and verified at once within one run.
+    concurrency: int = 8
+    #: A guard above the providers' own timeouts: a call that hangs longer is a timeout error.
+    call_timeout_s: float = 600.0
+    session_id: str | None = None
+
+
+class StepHalt(Exception):
+    """This step cannot be released; the message is the halt reason."""
+
+
+@dataclass
+class StepOutcome:
+    index: int
+    badge: str | None = None
+    content: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    halt_reason: str | None = None
+
+    @property
+    def halted(self) -> bool:
+        return self.halt_reason is not None
+
+
+def _default_gate(brief: Brief, draft: str) -> list[Issue]:
+    from pipeline.citations import check_draft
+
+    return check_draft(brief, draft)
+
+
+class Orchestrator:
+    """Runs one task: planner, then executors and the blind verifier per step, then the summarizer."""
+
+    def __init__(self, ctx: Context, topology: Topology, providers: Mapping[str, Provider], *,
+                 settings: RunSettings = RunSettings(), gate: Gate | None = None):
+        self.ctx = ctx
+        self.topology = topology
+        self.providers = providers
+        self.settings = settings
+        self.gate = gate or _default_gate
+        self.brief: Brief | None = None
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._step_tasks: dict[int, asyncio.Task] = {}
+
+    # -- the public face -------------------------------------------------------------------------
+    async def events(self) -> AsyncIterator[Event]:
+        """Yield every event of the run, the last one being run_completed, run_halted or run_failed."""
+        driver = asyncio.create_task(self._drive())
+        try:
+            while True:
+                event = await self._queue.get()
+                if event is None:
+                    break
+                yield event
+            await driver  # surfaces a bug in _drive rather than hiding it
+        finally:
+            if not driver.done():
+                driver.cancel()
+                await asyncio.gather(driver, return_exceptions=True)
+
+    def _emit(self, type_: str, messages=None, **data) -> None:
+        self._queue.put_nowait(Event(type_, data, messages))
+
+    async def _drive(self) -> None:
+        try:
+            self._emit(ev.RUN_STARTED, topology=self.topology.as_json(),
+                       offline=any(getattr(p, "offline", False) for p in self.providers.values()))
+            self.brief = await self._plan()
+            if self.brief is None:
+                return
+            if await self._render_and_release(self.brief):
+                await self._summarize(self.brief)
+                self._emit(ev.RUN_COMPLETED)
+        except Exception as exc:  # a bug of ours must fail the run loudly, never release anything
+            log.exception("run crashed")
+            self._emit(ev.RUN_FAILED, reason=f"internal error: {type(exc).__name__}")
+        finally:
+            for task in self._step_tasks.values():
+                task.cancel()
+            await asyncio.gather(*self._step_tasks.values(), return_exceptions=True)
+            self._queue.put_nowait(None)
+
+    # -- model calls -----------------------------------------------------------------------------
+    async def _call(self, request: CompletionRequest) -> Completion:
+        """One model call, recorded as a model_call event whatever its outcome."""
+        cfg = self.topology.role(request.role)
+        provider = self.providers[request.role]
+        started = time.monotonic()
+        completion: Completion | None = None
+        error: ProviderError | None = None
+        try:
+            completion = await asyncio.wait_for(provider.complete(request), self.settings.call_timeout_s)
+        except asyncio.TimeoutError:
+            error = ProviderError("timeout", f"no reply within {self.settings.call_timeout_s:g} s")
+        except ProviderError as exc:
+            error = exc
+        except Exception as exc:  # a provider bug is that call's crash, not the run's
+            log.exception("provider %s crashed", cfg.provider)
+            error = ProviderError("crash", f"the provider failed unexpectedly ({type(exc).__name__})")
+        usage = completion.usage if completion else None
+        self._emit(
+            ev.MODEL_CALL, messages=request.messages,
+            role=request.role, step=request.step_index, attempt=request.attempt,
+            provider=cfg.provider, model=cfg.model, effort=request.effort,
+            model_served=completion.model_served if completion else None,
+            latency_s=round(completion.latency_s if completion and completion.latency_s else time.monotonic() - started, 4),
+            usage={"input": usage.input, "cache_read": usage.cache_read, "cache_write": usage.cache_write,
+                   "output": usage.output, "reasoning": usage.reasoning} if usage else None,
+            cost=usage.cost if usage else None,
+            transport_retries=(completion or error).transport_retries,
+            finish_reason=completion.finish_reason if completion else None,
+            error=str(error) if error else None,
+        )
+        if error:
+            raise error
+        return completion
+
+    # -- planner ---------------------------------------------------------------------------------
+    async def _plan(self) -> Brief | None:
+        cfg = self.topology.planner
+        error: str | None = None
+        previous: str | None = None
+        for attempt in (1, 2):
+            self._emit(ev.PLANNER_STARTED, attempt=attempt)
+            request = build_planner_request(self.ctx, cfg, retry_error=error, previous_reply=previous,
+                                            session_id=self.settings.session_id)
+            try:
+                completion = await self._call(request)
+                previous = completion.text
+                brief = parse_brief(completion.text)
+            except (ProviderError, ReplyError) as exc:
+                error = str(exc)
+                self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error,
+                           raw=previous if isinstance(exc, ReplyError) else None)
+                continue
+            self._emit(ev.BRIEF_READY, brief=brief.model_dump(mode="json"))
+            return brief
+        self._emit(ev.RUN_FAILED, reason=f"the planner gave no valid brief in two attempts; last error: {error}")
+        return None
+
+    # -- steps -----------------------------------------------------------------------------------
+    async def _render_and_release(self, brief: Brief) -> bool:
+        """Start every step, release in order; False when the run halted."""
+        semaphore = asyncio.Semaphore(max(1, self.settings.concurrency))
+        for step in brief.steps:
+            self._step_tasks[step.index] = asyncio.create_task(self._step(brief, step.index, semaphore))
+        for step in brief.steps:
+            outcome: StepOutcome = await self._step_tasks[step.index]
+            if outcome.halted:
+                self._halt_from(brief, outcome)
+                return False
+            self._emit(ev.STEP_RELEASED, step=outcome.index, badge=outcome.badge, content=outcome.content,
+                       warnings=outcome.warnings, title=step.title)
+        return True
+
+    def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
+        self._emit(ev.STEP_HALTED, step=outcome.index, reason=outcome.halt_reason)
+        for later in brief.steps[outcome.index:]:
+            self._emit(ev.STEP_NOT_RELEASED, step=later.index)
+        self._emit(ev.RUN_HALTED, step=outcome.index, reason=f"step {outcome.index}: {outcome.halt_reason}")
+
+    def _cancel_steps_after(self, index: int) -> None:
+        # Whatever their verdicts, later steps can no longer be released: stop paying for them.
+        for later, task in self._step_tasks.items():
+            if later > index:
+                task.cancel()
+
+    async def _step(self, brief: Brief, index: int, semaphore: asyncio.Semaphore) -> StepOutcome:
+        try:
+            async with semaphore:
+                return await self._inspect_step(brief, index)
+        except StepHalt as halt:
+            self._cancel_steps_after(index)
+            return StepOutcome(index, halt_reason=str(halt))
+        except Exception as exc:
+            log.exception("step %s crashed", index)
+            self._cancel_steps_after(index)
+            return StepOutcome(index, halt_reason=f"internal error ({type(exc).__name__})")
+
+    async def _inspect_step(self, brief: Brief, index: int) -> StepOutcome:
+        first = await self._render(brief, index, 1)
+        issues = await self._verify(brief, index, 1, first.text)
+        if not issues:
+            return self._released(index, BADGE_PASSED, first)
+        self._emit(ev.STEP_RERENDERING, step=index, issues=[i.model_dump() for i in issues])
+        second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
+        issues_again = await self._verify(brief, index, 2, second.text)
+        if not issues_again:
+            return self._released(index, BADGE_PASSED_AFTER_RERENDER, second)
+        warning = ("Released with a warning: the verifier found issues in this step twice "
+                   "(it was inspected twice and did not pass). Issues: "
+                   + "; ".join(f"[{i.type}] {i.detail}" for i in issues_again))
+        return self._released(index, BADGE_WARNING, second, [warning])
+
+    @staticmethod
+    def _released(index: int, badge: str, draft: Completion, warnings: list[str] | None = None) -> StepOutcome:
+        warnings = list(warnings or [])
+        if draft.truncated:
+            warnings.insert(0, "Truncated: the model's output limit cut this step off before its end.")
+        return StepOutcome(index, badge=badge, content=draft.text, warnings=warnings)
+
+    async def _render(self, brief: Brief, index: int, attempt: int, *, issues: list[Issue] | None = None,
+                      failed_draft: str | None = None) -> Completion:
+        self._emit(ev.STEP_RENDERING, step=index, attempt=attempt, total=len(brief.steps))
+        request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
+                                         issues=issues, failed_draft=failed_draft,
+                                         session_id=self.settings.session_id)
+        try:
+            completion = await self._call(request)
+        except ProviderError as exc:
+            raise StepHalt(f"the executor failed on attempt {attempt} ({exc})") from None
+        self._emit(ev.ATTEMPT_DRAFTED, step=index, attempt=attempt, draft=completion.text,
+                   truncated=completion.truncated)
+        return completion
+
+    async def _verify(self, brief: Brief, index: int, attempt: int, draft: str) -> list[Issue]:
+        """The issues found in this exact draft (empty: a pass), or StepHalt when the verifier
+        gave no parseable verdict in two calls on it."""
+        self._emit(ev.STEP_VERIFYING, step=index, attempt=attempt, total=len(brief.steps))
+        model_issues: list[Issue] | None = None
+        for _ in (1, 2):
+            request = build_verifier_request(brief, index, draft, self.topology.verifier, attempt=attempt,
+                                             session_id=self.settings.session_id)
+            raw: str | None = None
+            try:
+                raw = (await self._call(request)).text
+                verdict = parse_verdict(raw)
+            except (ProviderError, ReplyError) as exc:
+                self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="model", raw=raw,
+                           parsed=None, error=str(exc))
+                continue
+            self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="model", raw=raw,
+                       parsed=verdict.as_json(), error=None)
+            model_issues = verdict.issues
+            break
+        if model_issues is None:
+            raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
+        found = self.gate(brief, draft)
+        mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
+        self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="mechanical", raw=None,
+                   parsed=mechanical, error=None)
+        return list(model_issues) + list(found)
+
+    # -- summarizer ------------------------------------------------------------------------------
+    async def _summarize(self, brief: Brief) -> None:
+        released = [{"index": o.index, "title": brief.step(o.index).title, "badge": o.badge, "content": o.content}
+                    for o in (t.result() for t in self._step_tasks.values())]
+        error = ""
+        for attempt in (1, 2):
+            self._emit(ev.SUMMARIZER_STARTED, attempt=attempt)
+            request = build_summarizer_request(brief, released, self.topology.summarizer,
+                                               session_id=self.settings.session_id)
+            try:
+                text = (await self._call(request)).text.strip()
+            except ProviderError as exc:
+                error = str(exc)
+                continue
+            if text:
+                self._emit(ev.SUMMARY_READY, summary=text)
+                return
+            error = "the summarizer replied with no text"
+        self._emit(ev.SUMMARY_FAILED, error=error,
+                   warning=f"No recap: the summarizer failed twice ({error}). The released steps are unaffected.")

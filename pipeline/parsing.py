@@ -1,0 +1,54 @@
+"""Turn model replies into a Brief or a Verdict, or say precisely why not.
+
+Strict by design: a verdict that is not exactly the SPEC 4 object is unparseable and can never
+count as a pass. The one leniency is a Markdown code fence around the JSON, which models add even
+when told not to and which carries no meaning.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import ValidationError
+
+from pipeline.schemas import Brief, Verdict
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
+
+
+class ReplyError(ValueError):
+    """A reply that does not parse; the message says what was wrong, for the record and a retry."""
+
+
+def _json_object(text: str) -> dict:
+    body = (text or "").strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    if not body:
+        raise ReplyError("the reply is empty")
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ReplyError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ReplyError(f"the reply is JSON but not an object (got {type(value).__name__})")
+    return value
+
+
+def _describe(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:8])
+
+
+def parse_brief(text: str) -> Brief:
+    try:
+        return Brief.model_validate(_json_object(text))
+    except ValidationError as exc:
+        raise ReplyError(f"the brief does not validate: {_describe(exc)}") from None
+
+
+def parse_verdict(text: str) -> Verdict:
+    try:
+        return Verdict.model_validate(_json_object(text))
+    except ValidationError as exc:
+        raise ReplyError(f"the verdict does not validate: {_describe(exc)}") from None

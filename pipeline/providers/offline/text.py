@@ -1,0 +1,73 @@
+"""Small text helpers: words, sentences, and spotting anything that looks like a framework citation."""
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset("""
+a an and are as at be by can do does for from has have in into is it its of on or our their the this
+to we with our us you your draft write prepare create produce make please need needs new document
+documents about that these those will shall should must all any each per via using use based also
+""".split())
+
+_WORD = re.compile(r"[a-z][a-z0-9\-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+# Anything a citation checker could read as a framework reference. User-supplied text (memories,
+# files, the task) that matches is never echoed into a draft: the engine may only cite the brief.
+_CITATION_LIKE = re.compile(
+    r"\bA\s?\.?\s?\d+\.\d+|\bAnnex\s+A\b|\bArt(?:icle)?s?\b\.?\s*\d+|\bRecitals?\s+\d+|\bChapter\s+[IVX]+\b"
+    r"|(?:\bclauses?|\bcl\.|§|\bsections?|\bcontrols?|\bpara(?:graph)?\.?)\s*\d+"
+    r"|\b[A-Z]{2}-\d+|\b(?:GV|ID|PR|DE|RS|RC)\.[A-Z]{2}|\b(?:CC|PI|P|C)\d+\.\d+|\bA1\.\d"
+    r"|\b(?:TSC|SOC\s?2)\s+\w*\d",
+    re.IGNORECASE,
+)
+# Framework names carry numbers of their own; with those removed, a dotted number left next to a
+# framework anchor is probably a clause reference.
+_FRAMEWORK_NUMBERS = re.compile(r"27001(?::20\d\d)?|27002(?::20\d\d)?|800-53|Rev\.\s*5|2016/679|CSF\s*2\.0|20\d\d")
+_ANCHOR = re.compile(r"\b(?:ISO|IEC|NIST|GDPR|SOC|CSF|Regulation|TSC)\b", re.IGNORECASE)
+_DOTTED = re.compile(r"\b\d+\.\d+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case content words of `text`, stopwords removed, in order."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2]
+
+
+def stems(text: str) -> set[str]:
+    """Crude stems (first 5 letters) so "assets" meets "asset" and "processing" meets "process"."""
+    return {w[:5] for w in words(text)}
+
+
+def overlap(a: str, b: str) -> int:
+    """How many content-word stems two texts share."""
+    return len(stems(a) & stems(b))
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences and lines, dropping blanks and Markdown furniture."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip().lstrip("#>-*| ").strip()
+        if line:
+            out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+    return out
+
+
+def looks_like_citation(text: str) -> bool:
+    """True when `text` holds anything a citation checker might read as a framework reference."""
+    if _CITATION_LIKE.search(text):
+        return True
+    return bool(_ANCHOR.search(text) and _DOTTED.search(_FRAMEWORK_NUMBERS.sub(" ", text)))
+
+
+def clip(text: str, limit: int = 220) -> str:
+    """Shorten to about `limit` characters on a word boundary, marking the cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+
+
+def squash(text: str) -> str:
+    """Case- and whitespace-insensitive form for comparing quotes."""
+    return " ".join(text.lower().replace("\u201c", '"').replace("\u201d", '"').split())

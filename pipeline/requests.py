@@ -1,0 +1,89 @@
+"""Build each role's request. One function per role, so what each role sees has one obvious place.
+
+The verifier's request is built by `build_verifier_request` from the brief and the draft ONLY
+(SPEC 2): it takes no context argument, so nothing else can reach it.
+"""
+from __future__ import annotations
+
+import json
+
+from pipeline import prompts
+from pipeline.context import Context, render_context
+from pipeline.providers.base import CompletionRequest, Message
+from pipeline.schemas import Brief, Issue, brief_json_schema, verdict_json_schema
+from pipeline.topology import RoleConfig
+
+
+def brief_as_json(brief: Brief) -> str:
+    """The brief as the executors and the verifier read it: stable, indented JSON."""
+    return json.dumps(brief.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+
+
+def _request(role: str, cfg: RoleConfig, messages: list[Message], **extra) -> CompletionRequest:
+    return CompletionRequest(role=role, model=cfg.model, effort=cfg.effort or "low", max_tokens=cfg.max_tokens,
+                             messages=tuple(messages), **extra)
+
+
+def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | None = None,
+                          previous_reply: str | None = None, session_id: str | None = None) -> CompletionRequest:
+    messages = [
+        Message("system", prompts.load("planner")),
+        Message("user", prompts.render("planner_task", context=render_context(ctx), task=ctx.task)),
+    ]
+    if retry_error is not None:
+        messages.append(Message("assistant", previous_reply or ""))
+        messages.append(Message("user", prompts.render("planner_retry", error=retry_error)))
+    return _request("planner", cfg, messages, json_schema=brief_json_schema(), schema_name="reasoning_brief",
+                    session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
+
+
+def format_issues(issues: list[Issue]) -> str:
+    lines = []
+    for n, issue in enumerate(issues, 1):
+        quote = f' (quote: "{issue.quote}")' if issue.quote else ""
+        lines.append(f"{n}. [{issue.type}] {issue.detail}{quote}")
+    return "\n".join(lines)
+
+
+def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConfig, *, attempt: int = 1,
+                           issues: list[Issue] | None = None, failed_draft: str | None = None,
+                           session_id: str | None = None) -> CompletionRequest:
+    """The stable part first (context, then brief: byte-identical across the run's executor
+    calls, so prompt caches hit), the per-step part last."""
+    step = brief.step(index)
+    stable = prompts.render("executor_context", context=render_context(ctx), brief=brief_as_json(brief))
+    common = dict(index=index, total=len(brief.steps), title=step.title, content_spec=step.content_spec)
+    if attempt == 1:
+        step_part = prompts.render("executor_step", **common)
+    else:
+        step_part = prompts.render("executor_rerender", **common, issues=format_issues(issues or []),
+                                   draft=failed_draft or "")
+    messages = [Message("system", prompts.load("executor")), Message("user", stable), Message("user", step_part)]
+    return _request("executor", cfg, messages, step_index=index, attempt=attempt, session_id=session_id,
+                    payload={"context": ctx, "brief": brief, "step": step, "attempt": attempt,
+                             "issues": list(issues or []), "failed_draft": failed_draft})
+
+
+def build_verifier_input(brief: Brief, index: int, draft: str) -> str:
+    """The verifier's whole view of the world: the brief and one step draft, nothing else."""
+    step = brief.step(index)
+    return prompts.render("verifier_input", brief=brief_as_json(brief), index=index, total=len(brief.steps),
+                          title=step.title, content_spec=step.content_spec, draft=draft)
+
+
+def build_verifier_request(brief: Brief, index: int, draft: str, cfg: RoleConfig, *, attempt: int = 1,
+                           session_id: str | None = None) -> CompletionRequest:
+    messages = [Message("system", prompts.load("verifier")), Message("user", build_verifier_input(brief, index, draft))]
+    return _request("verifier", cfg, messages, json_schema=verdict_json_schema(), schema_name="verdict",
+                    step_index=index, attempt=attempt, session_id=session_id,
+                    payload={"brief": brief, "step_index": index, "draft": draft})
+
+
+def build_summarizer_request(brief: Brief, released: list[dict], cfg: RoleConfig, *,
+                             session_id: str | None = None) -> CompletionRequest:
+    """`released`: [{"index", "title", "badge", "content"}] for every released step."""
+    steps = "\n\n".join(f"## Step {s['index']}: {s['title']} [badge: {s['badge']}]\n{s['content']}" for s in released)
+    messages = [Message("system", prompts.load("summarizer")),
+                Message("user", prompts.render("summarizer_input", brief=brief_as_json(brief), steps=steps))]
+    return _request("summarizer", cfg, messages, session_id=session_id,
+                    payload={"brief": brief, "released": released})

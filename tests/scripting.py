@@ -1,0 +1,38 @@
+"""Helpers to write scripted-provider files (SPEC 9) for tests."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+PASS = json.dumps({"pass": True, "issues": []})
+
+
+def fail(detail: str = "The draft misses what the content spec requires.", kind: str = "step_contract") -> str:
+    return json.dumps({"pass": False, "issues": [{"type": kind, "detail": detail, "quote": ""}]})
+
+
+def brief(n_steps: int = 2, citations: list[dict] | None = None) -> dict:
+    return {
+        "task": "Draft an access-control note",
+        "judgments": ["Audience: all staff.", "Scope: the Paris office only."],
+        "citations": citations if citations is not None else [
+            {"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.15", "title": "Access control"}],
+        "steps": [{"index": i, "title": f"Part {i}", "content_spec": f"Deliver part {i} of the note."}
+                  for i in range(1, n_steps + 1)],
+    }
+
+
+def script(steps: dict[int, dict], *, planner: list | None = None, summarizer: list | None = None,
+           n_steps: int | None = None) -> dict:
+    n = n_steps if n_steps is not None else len(steps)
+    return {
+        "planner": planner if planner is not None else [json.dumps(brief(n))],
+        "steps": {str(k): v for k, v in steps.items()},
+        "summarizer": summarizer if summarizer is not None else ["A short recap."],
+    }
+
+
+def write(tmp_path: Path, data: dict, name: str = "script.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
