@@ -4,4 +4,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
+    path("", include("beyond_site.chat.urls")),
 ]

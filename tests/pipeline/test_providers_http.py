@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from pathlib import Path
@@ -21,8 +20,8 @@ from pipeline.providers.base import CompletionRequest, Message, PermanentError, 
 from pipeline.providers.openai_compat import EndpointProfile, OpenAICompatibleProvider, ProviderOptions
 from pipeline.providers.openrouter import OpenRouterProvider
 
-RECORDINGS = Path(os.environ.get("BEYOND_LLM_RECORDINGS", "/work/shared/fixtures/llm-recordings"))
-pytestmark = pytest.mark.skipif(not RECORDINGS.is_dir(), reason="LLM recordings not available")
+# Real OpenRouter, OpenAI, Ollama and DeepSeek payloads recorded by pydantic-ai (MIT, see LICENSE there).
+RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "llm-recordings"
 
 API_KEY = "sk-or-v1-TEST-SECRET-0123456789abcdef"
 FAST = ProviderOptions(max_retries=2, backoff_base_s=0.01, jitter=0)

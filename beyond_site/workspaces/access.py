@@ -1,0 +1,45 @@
+"""Workspace access: the one place that decides who may read or write what.
+
+Every view, download and websocket goes through these, so authorization has one obvious home.
+Non-members get a 404 (not a 403) so that workspace slugs do not leak.
+"""
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from beyond_site.workspaces.models import Membership, Workspace
+
+READ, WRITE, ADMIN = "read", "write", "admin"
+
+
+def membership_for(user, slug: str) -> Membership | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return Membership.objects.select_related("workspace").filter(user=user, workspace__slug=slug).first()
+
+
+def allows(membership: Membership | None, need: str) -> bool:
+    if membership is None:
+        return False
+    if need == READ:
+        return True
+    if need == WRITE:
+        return membership.role in (Membership.ADMIN, Membership.MEMBER)
+    if need == ADMIN:
+        return membership.role == Membership.ADMIN
+    raise ValueError(need)
+
+
+def require_membership(request, slug: str, need: str = READ) -> Membership:
+    """The caller's membership of workspace `slug`, or 404 (not a member) / 403 (role too weak)."""
+    membership = membership_for(request.user, slug)
+    if membership is None:
+        raise Http404("No such workspace")
+    if not allows(membership, need):
+        raise PermissionDenied(f"Your role ({membership.role}) cannot do this here")
+    return membership
+
+
+def workspaces_for(user):
+    return Workspace.objects.filter(memberships__user=user).order_by("name")
