@@ -25,8 +25,8 @@ ASSET_REGISTER = DocType(
     "the ISMS manager and asset owners",
     (
         S("Purpose and scope of the register",
-          "State why {org} keeps the register, which assets and locations it covers ({scope}), and who "
-          "maintains it.", ("inventory",),
+          "State why {org} keeps the register, which assets and locations it covers, and who "
+          "maintains it. Scope: {scope}.", ("inventory",),
           intro="This register records the information and other associated assets of {org} so that each "
                 "has an identified owner and appropriate protection. It covers {scope}.",
           bullets=("Maintained by: the ISMS manager (name " + TBC + ")",
@@ -73,8 +73,8 @@ ACCESS_CONTROL = DocType(
     "all staff and system owners",
     (
         S("Purpose, scope and principles",
-          "State the purpose of the policy, the systems and people in scope ({scope}) and the principles "
-          "of need-to-know and least privilege.", ("access_control",),
+          "State the purpose of the policy, the systems and people in scope and the principles "
+          "of need-to-know and least privilege. Scope: {scope}.", ("access_control",),
           intro="This policy sets how {org} grants, reviews and removes access to information and systems. "
                 "It applies to {scope}.",
           bullets=("Access is granted on a need-to-know and need-to-use basis.",
@@ -121,7 +121,7 @@ ISMS_SCOPE = DocType(
                  ("Regulators", TBC),
                  ("Suppliers", "agreed security requirements"))),
         S("Scope of the ISMS", "State the scope boundaries: organisational units, locations, processes, "
-          "systems ({scope}).", ("isms_scope",),
+          "systems. Scope: {scope}.", ("isms_scope",),
           intro="The ISMS of {org} covers {scope}.",
           bullets=("Organisational units: " + TBC, "Locations: " + TBC, "Key processes and systems: " + TBC)),
         S("Exclusions, interfaces and dependencies", "List what is outside the scope and the interfaces "
@@ -244,7 +244,7 @@ DPIA = DocType(
     {"dpia": 8, "data protection impact assessment": 9, "impact assessment": 5, "privacy impact": 6},
     "the data protection lead and the project owner",
     (
-        S("Description of the processing", "Describe the processing, its purposes and context ({scope}).",
+        S("Description of the processing", "Describe the processing, its purposes and context. Scope: {scope}.",
           ("dpia",),
           intro="This assessment covers {scope} at {org}.",
           table=(("Aspect", "Description"), ("Nature", TBC), ("Scope", "{scope}"), ("Context", TBC),

@@ -1,0 +1,137 @@
+"""Choosing the approved citation set from the framework packs, and writing a citation in a draft.
+
+Only frameworks the workspace enables are cited; every title is the pack's own short title, and no
+requirement text is ever added (the standards' wording is not ours to ship).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.frameworks import SHIPPED_FRAMEWORKS, Entry, Pack, canonical_ref, load_packs, pack_for_framework_name
+from pipeline.schemas import Citation
+
+from .text import overlap, stems
+
+MAX_CITATIONS = 10
+# Entry kinds too broad to cite for a document step, or without titles of their own.
+_UNCITABLE_KINDS = {"chapter", "recital", "series", "theme", "annex", "family", "function", "subcategory",
+                    "enhancement", "domain", "objective"}
+_EXPLICIT = (
+    re.compile(r"\b(?:A\s?\.\s?|Annex\s+A\s*(?:control\s*)?)\d+\.\d+", re.IGNORECASE),
+    re.compile(r"(?:\bclause|\bcl\.|§)\s*\d+(?:\.\d+)*", re.IGNORECASE),
+    re.compile(r"\bArt(?:icle|\.)?\s*\d+(?:\s*\(\d+\))?", re.IGNORECASE),
+    re.compile(r"\b[A-Z]{2}-\d+(?:\s?\(\d+\))?"),
+    re.compile(r"\b(?:GV|ID|PR|DE|RS|RC)\.[A-Z]{2}(?:-\d+)?"),
+    re.compile(r"\b(?:CC|PI|P|C|A)\d\.\d+"),
+)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A chosen pack entry and the ref to cite it by (an entry ref, or a GDPR paragraph of one)."""
+
+    pack: Pack
+    entry: Entry
+    ref: str
+
+
+def named_packs(text: str) -> list[Pack]:
+    """The shipped frameworks a text names, by their display names and aliases."""
+    lowered = text.lower()
+    packs = load_packs()
+    found = []
+    for key in SHIPPED_FRAMEWORKS:
+        names = [packs[key].name, *packs[key].aliases]
+        if any(re.search(r"(?<![\w/])" + re.escape(n.lower()) + r"(?![\w])", lowered) for n in names):
+            found.append(packs[key])
+    return found
+
+
+def enabled_packs(enabled: tuple[str, ...], task: str) -> list[Pack]:
+    """The packs to cite from: the workspace's enabled frameworks, else those the task names, else ISO."""
+    if enabled:
+        packs = [pack_for_framework_name(name) for name in enabled]
+    else:
+        packs = named_packs(task) or [load_packs()["iso27001-2022"]]
+    unique: list[Pack] = []
+    for pack in packs:
+        if pack is not None and pack not in unique:
+            unique.append(pack)
+    return unique
+
+
+def _citable(pack: Pack, ref: str) -> Pick | None:
+    entry = pack.lookup(ref)
+    if entry is not None and not entry.title and entry.parent:  # CSF subcategories: cite the category
+        entry, ref = pack.get(entry.parent), entry.parent
+    if entry is None or entry.withdrawn or not entry.title:
+        return None
+    # Only GDPR paragraphs are kept below entry level: the other packs list every citable id.
+    return Pick(pack, entry, ref if pack.key == "gdpr" else entry.ref)
+
+
+def explicit_picks(task: str, packs: list[Pack]) -> tuple[list[Pick], list[str]]:
+    """Refs the task names that an enabled pack holds; and the names it could not approve."""
+    picks: list[Pick] = []
+    refused: list[str] = []
+    spans = sorted({m.group(0): m.start() for p in _EXPLICIT for m in p.finditer(task)}.items(), key=lambda s: s[1])
+    for written, _ in spans:
+        pick = next((p for pack in packs if (canon := canonical_ref(pack.key, written))
+                     and (p := _citable(pack, canon))), None)
+        if pick is None:
+            refused.append(written.strip())
+        elif pick not in picks:
+            picks.append(pick)
+    return picks, refused
+
+
+def topic_picks(topics: list[str], packs: list[Pack], table: dict) -> list[Pick]:
+    """The curated refs of `topics` in every enabled pack, in topic then framework order."""
+    picks: list[Pick] = []
+    for topic in topics:
+        for pack in packs:
+            for ref in table.get(topic, {}).get(pack.key, ()):
+                pick = _citable(pack, ref)
+                if pick and pick not in picks:
+                    picks.append(pick)
+    return picks
+
+
+def keyword_picks(task: str, packs: list[Pack], limit: int = 2) -> list[Pick]:
+    """Entries whose title shares at least two content words with the task (or all of a short title)."""
+    task_stems = stems(task)
+    scored = []
+    for p, pack in enumerate(packs):
+        for n, entry in enumerate(pack.entries.values()):
+            if entry.kind in _UNCITABLE_KINDS or entry.withdrawn or not entry.title:
+                continue
+            title_stems = stems(entry.title)
+            shared = len(task_stems & title_stems)
+            if shared >= 2 or (shared and shared == len(title_stems) and len(title_stems) > 1):
+                scored.append((-shared, p, n, Pick(pack, entry, entry.ref)))
+    scored.sort(key=lambda s: s[:3])
+    return [s[3] for s in scored[:limit]]
+
+
+def as_citations(picks: list[Pick]) -> list[Citation]:
+    """Number the picks C1..Cn as the brief's approved set."""
+    return [Citation(id=f"C{i}", framework=p.pack.name, ref=p.ref, title=p.entry.title)
+            for i, p in enumerate(picks, 1)]
+
+
+def best_step_for(pick: Pick, step_titles: list[str]) -> int:
+    """Index (0-based) of the step whose title is closest to the entry's title; the first on a tie."""
+    scores = [overlap(pick.entry.title, title) for title in step_titles]
+    return scores.index(max(scores))
+
+
+def format_citation(citation: Citation) -> str:
+    """How a draft writes an approved citation, e.g. `ISO/IEC 27001:2022 A.5.9 (Inventory of ...)`."""
+    ref = citation.ref
+    if citation.framework.startswith("ISO") and ref[:1].isdigit():
+        ref = f"clause {ref}"  # a bare number after "ISO" is ambiguous to a reader; say what it is
+    written = f"{citation.framework} {ref} ({citation.title})"
+    if citation.text:
+        written += f': "{citation.text}"'
+    return written

@@ -1,0 +1,30 @@
+"""The offline summarizer: a short, factual recap of a finished run, labelled as offline output."""
+from __future__ import annotations
+
+from pipeline.schemas import Brief
+
+from .doctypes import TBC
+
+_BADGE_WORDS = {"passed": "passed", "passed_after_rerender": "passed after a re-render", "warning": "with a warning"}
+
+
+def recap(brief: Brief, released: list[dict]) -> str:
+    """3-6 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
+    lines = [f"- This document responds to: {brief.task.strip()}"]
+    counts: dict[str, int] = {}
+    for step in released:
+        counts[step["badge"]] = counts.get(step["badge"], 0) + 1
+    badges = ", ".join(f"{n} {_BADGE_WORDS.get(b, b)}" for b, n in counts.items())
+    lines.append(f"- {len(released)} of {len(brief.steps)} steps released ({badges or 'none'}).")
+    review = [f"step {s['index']} ({s['title']})" for s in released if s["badge"] == "warning"]
+    if review:
+        lines.append("- Needs human review: " + "; ".join(review) + " was released with a warning after two inspections.")
+    content = "\n".join(s.get("content") or "" for s in released)
+    used = [c for c in brief.citations if c.ref in content]
+    frameworks = list(dict.fromkeys(c.framework for c in used))
+    lines.append(f"- Frameworks cited: {', '.join(frameworks)} ({len(used)} references)." if frameworks
+                 else "- No framework reference is cited in the released steps.")
+    lines.append(f'- Open points marked "{TBC}": {content.lower().count(TBC)}; settle them before approval.')
+    lines.append("- Produced by Beyond's offline engine (deterministic templates, no language model); "
+                 "review it as a first draft.")
+    return "\n".join(lines)
