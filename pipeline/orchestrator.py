@@ -184,13 +184,17 @@ class Orchestrator:
         for step in brief.steps:
             outcome: StepOutcome = await self._step_tasks[step.index]
             if outcome.halted:
-                self._halt_from(brief, outcome)
+                await self._halt_from(brief, outcome)
                 return False
             self._emit(ev.STEP_RELEASED, step=outcome.index, badge=outcome.badge, content=outcome.content,
                        warnings=outcome.warnings, title=step.title)
         return True
 
-    def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
+    async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
+        # Later steps may still be mid-call: stop them and let them settle first, so that the
+        # halt is the last word of the run and nothing of theirs is recorded after it.
+        self._cancel_steps_after(outcome.index)
+        await asyncio.gather(*self._step_tasks.values(), return_exceptions=True)
         self._emit(ev.STEP_HALTED, step=outcome.index, reason=outcome.halt_reason)
         for later in brief.steps[outcome.index:]:
             self._emit(ev.STEP_NOT_RELEASED, step=later.index)
