@@ -61,7 +61,8 @@ def _body(ctx: Context, brief: Brief, step: StepPlan, doc: DocType, fill) -> lis
                 rows += [(format_citation(c),) + (TBC,) * (len(rows[0]) - 1) for c in cited]
             blocks.append(_table(rows))
     if template is not None and template.title == "Open points and next steps":
-        open_points = [j for j in brief.judgments if TBC in j and not looks_like_citation(j)]
+        open_points = [j for j in brief.judgments if TBC in j and not j.startswith("Facts come only")
+                       and not looks_like_citation(j)]
         open_points.append(f"Approval of this document by {fill['org']} management: {TBC}.")
         blocks.append("\n".join(f"- {p}" for p in open_points))
     if doc.key != "stakeholder_email":
