@@ -161,6 +161,15 @@ async def _keep_lease(run_id: int, owner: str) -> None:
 
 # -- the embedded home of the runner: tasks on the ASGI server's own event loop -------------------
 _background: set[asyncio.Task] = set()
+_sweeper: asyncio.Task | None = None
+SWEEP_S = 15
+
+
+def _spawn(coro) -> asyncio.Task:
+    task = asyncio.get_running_loop().create_task(coro)
+    _background.add(task)  # the loop keeps only weak references to tasks
+    task.add_done_callback(_background.discard)
+    return task
 
 
 def schedule_run(run_id: int) -> None:
@@ -168,9 +177,10 @@ def schedule_run(run_id: int) -> None:
     In the scaled mode (BEYOND_RUN_IN_PROCESS off) `beyond_worker` processes claim it instead."""
     if not settings.BEYOND_RUN_IN_PROCESS:
         return
-    task = asyncio.get_running_loop().create_task(_claim_and_execute(run_id))
-    _background.add(task)
-    task.add_done_callback(_background.discard)
+    global _sweeper
+    _spawn(_claim_and_execute(run_id))
+    if _sweeper is None or _sweeper.done():
+        _sweeper = _spawn(_sweep_forever())
 
 
 async def _claim_and_execute(run_id: int) -> None:
@@ -180,3 +190,24 @@ async def _claim_and_execute(run_id: int) -> None:
             await execute_run(run_id, owner)
     except Exception:
         log.exception("run %s failed in the background runner", run_id)
+
+
+async def work_once(owner: str) -> int | None:
+    """Fail the runs of dead runners, then claim and execute one queued run, if any."""
+    await database_sync_to_async(reap_stale_runs)()
+    run_id = await database_sync_to_async(claim_next_run)(owner)
+    if run_id is not None:
+        await execute_run(run_id, owner)
+    return run_id
+
+
+async def _sweep_forever() -> None:
+    # Picks up what a restart left behind: queued runs nobody scheduled, and runs whose runner
+    # died (failed, never released).
+    while True:
+        try:
+            while await work_once(runner_identity()) is not None:
+                pass
+        except Exception:
+            log.exception("runner sweep failed")
+        await asyncio.sleep(SWEEP_S)
