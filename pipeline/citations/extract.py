@@ -98,6 +98,9 @@ class _Parser:
         pack = get_pack(first.pack_key)
         span = (first.span[0], end)
         members = pack.between(first.ref, last_ref)
+        if pack.get(first.ref) and not pack.get(first.ref).withdrawn:
+            # CSF numbering has gaps where withdrawn ids sit: a range means the live ones.
+            members = [e for e in members if not e.withdrawn]
         refs = [e.ref for e in members[1:]] if members else [last_ref]
         first.span, first.surface = span, self.text[span[0]:span[1]]
         last = first
@@ -182,7 +185,9 @@ class _Parser:
                 self.add("chapter", "gdpr", f"Chapter {g[0]}", anchor_start, end, {})
         elif anchor in ("clause", "iso_name") and number:
             numbers = number.split(".")
-            if 1 <= int(numbers[0]) <= 10 and not self.foreign(anchor_start, end):
+            # "clause 12.4" is a contract's clause, unless an ISO name stands right before it.
+            in_range = 1 <= int(numbers[0]) <= 10 or info.get("iso")
+            if in_range and not self.foreign(anchor_start, end):
                 annex = info.get("annex", False) and len(numbers) >= 2
                 found = self.emit_iso(numbers, annex, anchor_start, end)
                 self.start_list("iso_annex" if annex else "iso_clause", found, numbers=numbers)
@@ -260,7 +265,7 @@ class _Parser:
                 continue
             if kind in self._ANCHORS:
                 # "ISO 27001 clause 9.2" / "ISO 27002 control 5.9": the keyword decides.
-                self.anchor = (self._ANCHORS[kind], {"start": start})
+                self.anchor = (self._ANCHORS[kind], {"start": start, "iso": bool(anchor and anchor[0] == "iso_name")})
                 self.list = None
                 continue
             if kind in self._IDS:

@@ -80,12 +80,11 @@ class CitationGate:
                                f"{name} is cited where the brief approves only the narrower {', '.join(broader)}")
         detail = f"{name} is not in the brief's approved citations"
         siblings = [ref for rel, ref in others if rel == "sibling"]
-        if siblings:
+        same_control = [ref for ref in self.approved.refs(found.pack_key) if _same_control(ref, found.ref)]
+        if found.pack_key == "nist-800-53r5" and same_control:
+            detail += f" (the brief approves {', '.join(same_control)}; an 800-53 enhancement is a separate control)"
+        elif siblings:
             detail += f" (the brief approves {', '.join(siblings)}, a different part)"
-        elif found.pack_key == "nist-800-53r5":
-            base = [ref for ref in self.approved.refs(found.pack_key) if _same_control(ref, found.ref)]
-            if base:
-                detail += (f" (the brief approves {', '.join(base)}; an 800-53 enhancement is a separate control)")
         return self._issue("invented_citation", found, detail)
 
     def _edition_issue(self, found: Found, name: str) -> Issue | None:
@@ -107,7 +106,7 @@ class CitationGate:
         ref = found.ref
         if found.title_quote:
             verdict = _title_verdict(found, titles, citation.text)
-            if verdict:
+            if verdict is not None:
                 return self._issue("altered_citation", found,
                                    f"{ref} is approved with the title \"{citation.title}\", "
                                    f"but the draft gives \"{found.title_quote}\"{verdict}")

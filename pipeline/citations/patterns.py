@@ -34,7 +34,7 @@ _TOKENS: list[tuple[str, str]] = [
     ("noise", r"\b(?:[Ss]ections?|SECTION|[Tt]ables?|[Ff]igures?|Fig\.|[Aa]ppendi(?:x|ces)|[Pp]ages?|pp?\.|"
               r"[Ss]teps?|[Vv]ersions?|[Rr]eleases?|Rev(?:ision)?\.?|[Ii]tems?|[Ll]ines?|[Rr]ows?|[Cc]olumns?|"
               r"[Pp]arts?|[Pp]hases?|[Ss]tages?|[Tt]iers?|[Ll]evels?|[Nn]o\.|[Nn]umbers?|[Qq]uestions?|"
-              rf"[Rr]isks?|[Tt]ickets?|[Ii]ssues?|#){_SP}*[A-Z]?\d{{1,4}}(?:\.\d{{1,4}})*"),
+              rf"[Rr]isks?|[Tt]ickets?|[Ii]ssues?|#){_SP}*(?:[A-Z]\.?)?\d{{1,4}}(?:\.\d{{1,4}})*"),
     ("noise", r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./](?:(?:19|20)\d\d|\d\d)(?![\d.])"),  # dates
     ("noise", r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?\b"),                                        # IPv4
     ("noise", r"(?<![\w.])[vV]\d+(?:\.\d+)*\b|\b\d{1,2}:\d{2}\b|\b\d{1,2}\.\d{2}"
