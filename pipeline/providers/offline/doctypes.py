@@ -9,7 +9,7 @@ from .templates import DocType, StepTemplate as S
 
 TBC = "to be confirmed"
 
-_OPEN_POINTS = S(
+OPEN_POINTS = S(
     "Open points and next steps",
     "List every point the context leaves open (marked to be confirmed), who should settle each, "
     "and the next review of this document.",
@@ -59,7 +59,7 @@ ASSET_REGISTER = DocType(
                    "Owners confirm their entries at each periodic review (frequency " + TBC + ").",
                    "Assets held by leavers are returned and their rows updated on departure.",
                    "Disposed assets keep their row with status Retired and the disposal date.")),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
     needs=(("who owns the register", ("owner", "isms manager", "it lead")),
            ("how assets are classified", ("classif", "confidential")),
@@ -100,7 +100,7 @@ ACCESS_CONTROL = DocType(
           bullets=("Multi-factor authentication is required for remote and administrative access.",
                    "Passwords and other secrets are never shared and are stored in an approved manager.",
                    "Privileged accounts are separate from everyday accounts and reviewed more often.")),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
     needs=(("the systems in scope", ("system", "application", "saas", "server")),
            ("the access review frequency", ("quarterly", "annual", "review"))),
@@ -130,7 +130,7 @@ ISMS_SCOPE = DocType(
                 "justification are " + TBC + ".",
           table=(("Interface or dependency", "Outside party", "How it is controlled"),
                  ("Cloud hosting", TBC, "supplier agreement"), ("Payroll", TBC, TBC))),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
     needs=(("the locations in scope", ("office", "location", "site", "remote")),),
 )
@@ -188,7 +188,7 @@ RISK_ASSESSMENT = DocType(
                  ("R-01", "reduce", "multi-factor authentication, awareness training", TBC, TBC),
                  ("R-02", "reduce", "disk encryption, remote wipe", TBC, TBC),
                  ("R-03", "reduce or transfer", "backups, supplier commitments", TBC, TBC))),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
     needs=(("the risk owners", ("owner", "ciso", "manager")),),
 )
@@ -205,7 +205,7 @@ SOA = DocType(
         S("Applicability table", "Provide the table: control, applicable, justification, status.",
           ("access_control", "inventory", "incident_planning"),
           table=(("Control", "Applicable", "Justification", "Implementation status"),) ),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
 )
 
@@ -233,7 +233,7 @@ ROPA = DocType(
           bullets=("Each processor acts under a written agreement (list " + TBC + ").",
                    "Access to the records is limited to staff who need it.",
                    "Personal data is encrypted in transit and at rest where the systems allow.")),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
     needs=(("the retention periods", ("retention", "retain", "kept for")),
            ("the processors used", ("processor", "provider", "vendor", "hosted"))),
@@ -391,7 +391,7 @@ SUPPLIER = DocType(
         S("Monitoring and review of suppliers", "Explain ongoing monitoring and periodic review.",
           ("supplier_monitoring", "cloud_services"),
           intro="Contract owners review critical suppliers at least annually and on significant change."),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
 )
 
@@ -425,10 +425,10 @@ EMAIL = DocType(
     "the recipients named in the task",
     (
         S("Subject line and greeting", "Give a clear subject line and a greeting suited to {audience}.",
-          intro="**Subject:** {subject}: what it means for you\n\nDear colleagues,"),
+          intro="**Subject:** {subject}: what it means for you\n\n{greeting}"),
         S("What is changing and why", "Explain in plain words what is changing and why it matters.",
           ("@subject",),
-          intro="{org} is introducing changes on {subject_lower}. They help us protect the information our "
+          intro="{org} is introducing changes to its {subject_lower}. They help us protect the information our "
                 "customers and colleagues trust us with."),
         S("What you need to do", "List the concrete actions and dates for the recipients.",
           bullets=("Read the updated document (link " + TBC + ").",
@@ -469,15 +469,15 @@ GENERIC = DocType(
     "generic", "Compliance document", {}, "the readers named in the task",
     (
         S("Purpose and context", "State the purpose of the document and the context of {org}.", ("@subject",),
-          intro="This document addresses the following request for {org}: {task}."),
-        S("Requirements and approach", "Set out what {org} will do and how.", ("@subject",),
+          intro="This document sets out the approach of {org} to {subject_lower}."),
+        S("Requirements and approach", "Set out what {org} will do and how.", ("documented_information",),
           bullets=("Responsibilities are assigned to named owners (" + TBC + ").",
                    "Records are kept as evidence of what is done.")),
         S("Responsibilities and review", "Assign responsibilities and a review cycle.", ("roles",),
           intro="The owner of this document reviews it at least annually and after significant change."),
-        _OPEN_POINTS,
+        OPEN_POINTS,
     ),
-    has_subject=True, subject_topics=("policy", "documented_information"),
+    has_subject=True, subject_topics=("policy",),
 )
 
 #: In priority order: on a tie the earlier type wins.

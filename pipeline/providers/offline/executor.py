@@ -11,11 +11,11 @@ from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 
 from .citing import format_citation
-from .doctypes import DOC_TYPES, GENERIC, TBC
+from .doctypes import OPEN_POINTS, DOC_TYPES, GENERIC, TBC
 from .planner import placeholders
-from .reading import classify, org_name, relevant_memories, relevant_quotes
+from .reading import classify, org_name, relevant_quotes
 from .templates import DocType, StepTemplate
-from .text import looks_like_citation, sentences, squash
+from .text import looks_like_citation, overlap, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
 _TEMPLATES: dict[str, StepTemplate] = {}
@@ -29,8 +29,31 @@ def step_citations(brief: Brief, step: StepPlan) -> list[Citation]:
     named = set(_CITE_ID.findall(step.content_spec))
     cited = [c for c in brief.citations if c.id in named]
     if not named:
-        cited = [c for c in brief.citations if re.search(r"(?<![\w.])" + re.escape(c.ref) + r"(?![\w.(])", step.content_spec)]
+        cited = [c for c in brief.citations
+                 if re.search(r"(?<![\w.])" + re.escape(c.ref) + r"(?![\w.(])", step.content_spec)]
     return cited
+
+
+def memories_for_step(ctx: Context, brief: Brief, step: StepPlan) -> list[str]:
+    """The memories this step quotes: each memory once, in the step it shares most words with.
+
+    A memory that fits no step, but is about the organisation or the task, goes to step 1, so the
+    document always carries the facts it was given.
+    """
+    org = org_name(ctx)
+    steps = [s for s in brief.steps if _TEMPLATES.get(s.title.lower()) is not OPEN_POINTS] or brief.steps
+    chosen = []
+    for memory in ctx.memories:
+        if looks_like_citation(memory):
+            continue
+        scores = [overlap(memory, f"{s.title} {_spec_without_citations(s.content_spec)}") for s in steps]
+        if max(scores) > 0:
+            home = steps[scores.index(max(scores))].index
+        else:
+            home = steps[0].index if org in memory or overlap(memory, brief.task) else None
+        if home == step.index:
+            chosen.append(memory)
+    return chosen
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:
@@ -60,18 +83,14 @@ def _body(ctx: Context, brief: Brief, step: StepPlan, doc: DocType, fill) -> lis
             if len(rows) == 1:  # a header only: one row per cited reference (a statement of applicability)
                 rows += [(format_citation(c),) + (TBC,) * (len(rows[0]) - 1) for c in cited]
             blocks.append(_table(rows))
-    if template is not None and template.title == "Open points and next steps":
+    if template is OPEN_POINTS:
         open_points = [j for j in brief.judgments if TBC in j and not j.startswith("Facts come only")
                        and not looks_like_citation(j)]
         open_points.append(f"Approval of this document by {fill['org']} management: {TBC}.")
         blocks.append("\n".join(f"- {p}" for p in open_points))
-    if doc.key != "stakeholder_email":
+    if doc.key != "stakeholder_email" and template is not OPEN_POINTS:
         query = f"{step.title} {_spec_without_citations(step.content_spec)}"
-        facts = relevant_memories(ctx, query)
-        if step.index == 1:
-            org = org_name(ctx)
-            facts = [m for m in ctx.memories if org in m and not looks_like_citation(m)][:1] + facts
-        facts = list(dict.fromkeys(facts))
+        facts = memories_for_step(ctx, brief, step)
         if facts:
             blocks.append("Facts from the workspace memories:\n" + "\n".join(f'- "{m}"' for m in facts))
         for quote in relevant_quotes(ctx, query):

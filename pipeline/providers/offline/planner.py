@@ -16,6 +16,10 @@ from .topics import TOPICS
 _FALLBACK_TOPICS = ["security_of_processing", "policy", "roles", "documented_information"]
 
 
+_GREETINGS = {"the board": "Dear members of the board,", "customers": "Dear customer,", "suppliers": "Dear partners,",
+              "the auditors": "Dear auditors,"}
+
+
 class _Fill(dict):
     """str.format_map that leaves unknown placeholders alone instead of failing."""
 
@@ -26,8 +30,11 @@ class _Fill(dict):
 def placeholders(ctx: Context, doc: DocType, subject: DocType | None) -> _Fill:
     """The values the templates' {org}, {scope}, {audience} and {subject} stand for."""
     subj = subject_of(ctx.task, doc, subject)
-    return _Fill(org=org_name(ctx), scope=scope_of(ctx)[0], audience=audience_of(ctx.task, doc),
-                 subject=subj, subject_lower=subj[0].lower() + subj[1:] if subj[:2] != subj[:2].upper() else subj)
+    audience = audience_of(ctx.task, doc)
+    # Lower-case the first letter for use mid-sentence, unless it starts an acronym ("ISMS scope").
+    lowered = subj if subj[:2].isupper() else subj[0].lower() + subj[1:]
+    return _Fill(org=org_name(ctx), scope=scope_of(ctx)[0], audience=audience, subject=subj, subject_lower=lowered,
+                 greeting=_GREETINGS.get(audience, "Dear colleagues,"))
 
 
 def step_topics(doc: DocType, subject: DocType | None) -> list[list[str]]:
@@ -82,7 +89,7 @@ def plan(ctx: Context) -> Brief:
     picks = picks[:MAX_CITATIONS]
     citations = as_citations(picks)
 
-    per_step: list[list[int]] = [[n for n, p in enumerate(picks) if p in topic_picks(ts, packs, TOPICS)] for ts in topics]
+    per_step = [[n for n, p in enumerate(picks) if p in topic_picks(ts, packs, TOPICS)] for ts in topics]
     placed = {n for ids in per_step for n in ids}
     citing_steps = [i for i, ts in enumerate(topics) if ts] or list(range(len(topics)))
     for n, pick in enumerate(picks):
@@ -95,7 +102,8 @@ def plan(ctx: Context) -> Brief:
         spec = template.spec.format_map(fill)
         ids = sorted(set(per_step[i]))
         if ids:
-            spec += " Cite exactly: " + "; ".join(f"{citations[n].id} = {format_citation(citations[n])}" for n in ids) + "."
+            named = "; ".join(f"{citations[n].id} = {format_citation(citations[n])}" for n in ids)
+            spec += f" Cite exactly: {named}."
         else:
             spec += " No framework citation is needed in this step."
         steps.append(StepPlan(index=i + 1, title=template.title, content_spec=spec))

@@ -97,12 +97,6 @@ def subject_of(task: str, doc: DocType, subject: DocType | None) -> str:
     return clip(topic[0].upper() + topic[1:], 80)
 
 
-def relevant_memories(ctx: Context, query: str, limit: int = 3) -> list[str]:
-    """Memories sharing words with `query`, best first; never one that looks like a citation."""
-    scored = [(overlap(m, query), -i, m) for i, m in enumerate(ctx.memories) if not looks_like_citation(m)]
-    return [m for score, _, m in sorted(scored, reverse=True) if score > 0][:limit]
-
-
 @dataclass(frozen=True)
 class Quote:
     source: str

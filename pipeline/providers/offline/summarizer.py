@@ -18,7 +18,8 @@ def recap(brief: Brief, released: list[dict]) -> str:
     lines.append(f"- {len(released)} of {len(brief.steps)} steps released ({badges or 'none'}).")
     review = [f"step {s['index']} ({s['title']})" for s in released if s["badge"] == "warning"]
     if review:
-        lines.append("- Needs human review: " + "; ".join(review) + " was released with a warning after two inspections.")
+        lines.append("- Needs human review: " + "; ".join(review)
+                     + " (released with a warning after two inspections).")
     content = "\n".join(s.get("content") or "" for s in released)
     used = [c for c in brief.citations if c.ref in content]
     frameworks = list(dict.fromkeys(c.framework for c in used))
