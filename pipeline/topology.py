@@ -23,6 +23,10 @@ class RoleConfig(BaseModel):
     path: str | None = None
     base_url: str | None = None
     max_tokens: int | None = Field(default=None, ge=1)
+    #: What an OpenAI-compatible endpoint accepts, e.g. {"reasoning_effort": false} for a model
+    #: that rejects the parameter, {"structured_output": "json_object"}, {"max_tokens_field":
+    #: "max_completion_tokens"}; see pipeline.providers.openai_compat.EndpointProfile.
+    profile: dict | None = None
 
     @model_validator(mode="after")
     def _required_fields(self) -> RoleConfig:

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 import httpx
 
 from pipeline.providers.base import Provider
-from pipeline.providers.openai_compat import OpenAICompatibleProvider, ProviderOptions
+from pydantic import ValidationError
+
+from pipeline.providers.openai_compat import EndpointProfile, OpenAICompatibleProvider, ProviderOptions
 from pipeline.providers.openrouter import DEFAULT_BASE_URL, OpenRouterProvider
 from pipeline.topology import RoleConfig, TopologyError
 
@@ -29,16 +31,21 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
 
     # --- HTTP providers ---
     options = ProviderOptions(default_max_tokens=cfg.max_tokens)
+    try:
+        profile = EndpointProfile(**cfg.profile) if cfg.profile else None
+    except (TypeError, ValidationError) as exc:
+        raise TopologyError(f"invalid endpoint profile for {cfg.model}: {exc}") from None
     if cfg.provider == "openrouter":
         api_key = env.get("OPENROUTER_API_KEY", "").strip()
         if not api_key:
             raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
         base_url = cfg.base_url or openrouter_base_url or DEFAULT_BASE_URL
         return OpenRouterProvider(api_key=api_key, base_url=base_url,
-                                  model=cfg.model, options=options, title="Beyond", transport=transport)
+                                  model=cfg.model, options=options, profile=profile, title="Beyond",
+                                  transport=transport)
     if cfg.provider == "openai":
         # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all.
         api_key = env.get("OPENAI_API_KEY", "").strip() or None
         return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
-                                        options=options, transport=transport)
+                                        options=options, profile=profile, transport=transport)
     raise TopologyError(f"unknown provider {cfg.provider!r}")
