@@ -166,6 +166,8 @@ async def test_it_drafts_steps_the_citation_gate_finds_nothing_in(task, enabled,
                                         "issues": [], "failed_draft": None})
         assert draft.startswith(f"## {step.title}\n")
         assert check_draft(brief, draft) == [], (step.title, draft)
+        verdict = await _ask("verifier", {"brief": brief, "step_index": step.index, "draft": draft})
+        assert parse_verdict(verdict).passed
         for citation in step_citations(brief, step):
             assert format_citation(citation) in draft
         assert "offline engine" not in draft.lower() and "beyond-offline" not in draft  # the UI labels it
@@ -268,3 +270,14 @@ async def test_it_runs_end_to_end_through_the_orchestrator(task):
     summary = next(e.data["summary"] for e in events if e.type == ev.SUMMARY_READY)
     assert "offline engine" in summary
     assert next(e.data for e in events if e.type == ev.RUN_STARTED)["offline"] is True
+
+
+async def test_it_drafts_a_step_of_a_brief_from_another_planner():
+    brief = Brief(task="Asset register", judgments=["Audience: IT."],
+                  citations=[{"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.9",
+                              "title": "Inventory of information and other associated assets"}],
+                  steps=[{"index": 1, "title": "Inventory method",
+                          "content_spec": "Explain how assets are listed; cite C1."}])
+    draft = executor.compose(_ctx("Asset register"), brief, brief.steps[0])
+    assert "ISO/IEC 27001:2022 A.5.9 (Inventory of information and other associated assets)" in draft
+    assert check_draft(brief, draft) == []
