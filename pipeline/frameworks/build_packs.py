@@ -1,6 +1,6 @@
 """Regenerate the two NIST packs from the OSCAL catalogues.
 
-Usage: python -m pipeline.frameworks.build_packs [OSCAL_DIR]   (default /work/shared/data/oscal)
+Usage: python -m pipeline.frameworks.build_packs [OSCAL_DIR]   (default tests/fixtures/oscal)
 The generated JSON is committed, so nothing reads the OSCAL folder at run time.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from . import DATA_DIR
 from .oscal import pack_from_oscal
 
-DEFAULT_OSCAL_DIR = Path("/work/shared/data/oscal")
+DEFAULT_OSCAL_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "oscal"
 
 # (catalogue file, pack key, display name, aliases)
 NIST_CATALOGUES = [
