@@ -1,0 +1,55 @@
+"""The run list's filters: one GET form, read by the list page and the list export alike.
+
+Both read the same form so that "export what I am looking at" is true by construction.
+"""
+from __future__ import annotations
+
+from django import forms
+from django.db.models import Q, QuerySet
+
+from beyond_site.runs.models import Run, Step
+from pipeline.topology import ROLES
+
+# A step's "badge" as an auditor means it: the released badges plus the halted step.
+BADGE_CHOICES = [("", "any"), ("warning", "warning"), ("passed_after_rerender", "passed after re-render"),
+                 ("halted", "halted")]
+
+
+class RunFilterForm(forms.Form):
+    status = forms.ChoiceField(required=False, choices=[("", "any"), *Run.STATUSES])
+    badge = forms.ChoiceField(required=False, choices=BADGE_CHOICES, label="Badge present")
+    date_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
+    model = forms.CharField(required=False, max_length=200, help_text="any role's model, part of the name")
+    q = forms.CharField(required=False, max_length=500, label="Task contains")
+
+
+def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
+    """The workspace's runs, newest first, narrowed by whichever filters in `params` are valid.
+
+    An invalid value (a malformed date) is dropped with the form's error shown, rather than
+    failing the page: an auditor's bookmark should still open.
+    """
+    form = RunFilterForm(params)
+    form.is_valid()
+    f = form.cleaned_data
+    runs = Run.objects.filter(workspace=workspace)
+    if f.get("status"):
+        runs = runs.filter(status=f["status"])
+    if f.get("badge") == "halted":
+        runs = runs.filter(steps__status=Step.HALTED)
+    elif f.get("badge"):
+        runs = runs.filter(steps__status=Step.RELEASED, steps__badge=f["badge"])
+    if f.get("date_from"):
+        runs = runs.filter(created_at__date__gte=f["date_from"])
+    if f.get("date_to"):
+        runs = runs.filter(created_at__date__lte=f["date_to"])
+    if f.get("model"):
+        # The topology is the run's own record of its models, so a queued run matches too.
+        match = Q()
+        for role in ROLES:
+            match |= Q(**{f"topology__{role}__model__icontains": f["model"]})
+        runs = runs.filter(match)
+    if f.get("q"):
+        runs = runs.filter(task__icontains=f["q"])
+    return runs.distinct().order_by("-created_at", "-id"), form

@@ -1,0 +1,122 @@
+"""The auditors' pages: browse, read and export the run record (SPEC 8). Read-only by construction.
+
+Every view is GET/HEAD only and goes through `_membership` / `_get_run`, so a non-member, or a run
+id from another workspace, is a 404 in one obvious place. Every role of the workspace may read:
+members can see their own runs in the chat anyway, and the record is append-only.
+"""
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from beyond_site.audit import presenters
+from beyond_site.audit.filters import filtered_runs
+from beyond_site.runs.models import ModelCall, Run
+from beyond_site.runs.recorder import context_messages
+from beyond_site.runs.selectors import run_trace
+from beyond_site.workspaces.access import READ, require_membership
+
+PAGE_SIZE = 50
+EXPORT_CAP = 500
+SEEN_QUERY_MAX = 2000
+
+
+def _membership(request, slug: str):
+    return require_membership(request, slug, READ)
+
+
+def _get_run(request, slug: str, run_id: int) -> Run:
+    """The run, looked up inside the caller's workspace: another workspace's id is a 404."""
+    membership = _membership(request, slug)
+    return get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
+
+
+def _json_attachment(data, filename: str) -> HttpResponse:
+    response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json")
+    # `filename` is built from integers and a slug only, so it needs no quoting beyond this.
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@require_safe
+@login_required
+def run_list(request, slug: str):
+    membership = _membership(request, slug)
+    runs, form = filtered_runs(membership.workspace, request.GET)
+    page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "audit/run_list.html", {
+        "workspace": membership.workspace, "membership": membership, "form": form, "page": page,
+        "rows": presenters.list_rows(list(page.object_list)), "export_cap": EXPORT_CAP,
+    })
+
+
+@require_safe
+@login_required
+def run_detail(request, slug: str, run_id: int):
+    run = _get_run(request, slug, run_id)
+    trace = presenters.redact_trace(run_trace(run))
+    return render(request, "audit/run_detail.html", {
+        "workspace": run.workspace, "run": run, "trace": trace,
+        "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run),
+        "calls": run.model_calls.order_by("id"), "events": presenters.event_rows(run),
+    })
+
+
+@require_safe
+@login_required
+def call_context(request, slug: str, run_id: int, call_id: int):
+    run = _get_run(request, slug, run_id)
+    call = get_object_or_404(ModelCall.objects.select_related("context"), pk=call_id, run=run)
+    if call.context is None:
+        raise Http404("This call has no recorded context")
+    messages = [{**m, "chars": len(m["content"]), "bytes": len(m["content"].encode("utf-8"))}
+                for m in context_messages(call.context)]
+    return render(request, "audit/call_context.html", {
+        "workspace": run.workspace, "run": run, "call": call, "messages": messages,
+        "total_chars": sum(m["chars"] for m in messages),
+    })
+
+
+@require_safe
+@login_required
+def seen(request, slug: str, run_id: int):
+    # Imported here: context_audit is the runs app's answer to "who saw this?", and this page is
+    # its only caller in the audit app.
+    from beyond_site.runs.context_audit import calls_that_saw
+
+    run = _get_run(request, slug, run_id)
+    query = request.GET.get("q", "")[:SEEN_QUERY_MAX]
+    calls = calls_that_saw(run, query) if query.strip() else None
+    return render(request, "audit/seen.html", {
+        "workspace": run.workspace, "run": run, "query": query, "calls": calls,
+    })
+
+
+@require_safe
+@login_required
+def run_export(request, slug: str, run_id: int):
+    run = _get_run(request, slug, run_id)
+    return _json_attachment(presenters.redact_trace(run_trace(run)), f"beyond-run-{run.pk}.json")
+
+
+@require_safe
+@login_required
+def list_export(request, slug: str):
+    """The filtered runs' traces, newest first, at most EXPORT_CAP of them.
+
+    Capped rather than streamed: under ASGI a synchronous streaming body is buffered whole anyway.
+    The response headers say how many matched, and the list page says so before the click.
+    """
+    membership = _membership(request, slug)
+    runs, _ = filtered_runs(membership.workspace, request.GET)
+    matched = runs.count()
+    traces = [presenters.redact_trace(run_trace(r)) for r in runs.select_related("workspace")[:EXPORT_CAP]]
+    response = _json_attachment(traces, f"beyond-runs-{membership.workspace.slug}.json")
+    response["X-Beyond-Runs-Matched"] = str(matched)
+    response["X-Beyond-Runs-Exported"] = str(len(traces))
+    return response
