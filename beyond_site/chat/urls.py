@@ -1,4 +1,17 @@
 from django.urls import path
 
+from beyond_site.chat import exports, memories, views
+
 app_name = "chat"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("w/<slug:slug>/", views.workspace, name="workspace"),
+    path("w/<slug:slug>/c/<int:conversation_id>/", views.workspace, name="conversation"),
+    path("w/<slug:slug>/send/", views.send, name="send"),
+    path("w/<slug:slug>/upload/", views.upload, name="upload"),
+    path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
+    path("w/<slug:slug>/memories/<int:memory_id>/", memories.edit, name="memory_edit"),
+    path("w/<slug:slug>/memories/<int:memory_id>/delete/", memories.delete, name="memory_delete"),
+    path("w/<slug:slug>/runs/<int:run_id>/export.md", exports.export_markdown, name="export_md"),
+    path("w/<slug:slug>/runs/<int:run_id>/export.docx", exports.export_docx, name="export_docx"),
+]

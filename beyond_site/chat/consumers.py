@@ -1,0 +1,71 @@
+"""A run's websocket: subscribe, snapshot, then tail the event log (DESIGN-NOTES "doorbell").
+
+The channel layer only says "event n exists"; what is sent comes from the database, so a lost
+doorbell costs latency, never a step. A refused socket is accepted and then closed with 4403:
+htmx retries a failed handshake (seen as 1006) forever, but not a 4403 close.
+"""
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from beyond_site.chat import fragments
+from beyond_site.runs.models import Run
+from beyond_site.runs.services import run_group
+from beyond_site.workspaces import access
+
+REFUSED = 4403
+
+
+@database_sync_to_async
+def may_read(user, run_id: int) -> bool:
+    slug = Run.objects.filter(pk=run_id).values_list("workspace__slug", flat=True).first()
+    return slug is not None and access.allows(access.membership_for(user, slug), access.READ)
+
+
+class RunConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        self.group = run_group(self.run_id)
+        self.last_seq = 0
+        self.joined = False
+        await self.accept()
+        await self.subscribe()
+
+    async def subscribe(self):
+        if not await self._still_allowed():
+            return
+        if not self.joined:
+            # Join before the snapshot: an event persisted meanwhile rings a bell we will hear.
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            self.joined = True
+        html, self.last_seq, finished = await database_sync_to_async(fragments.snapshot)(self.run_id)
+        await self._push(html, finished)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        # Anything the page sends is a (re)subscribe request: answer with a fresh snapshot.
+        await self.subscribe()
+
+    async def run_event(self, message):
+        """The doorbell: read and push whatever this socket has not sent yet."""
+        if not await self._still_allowed():
+            return
+        html, self.last_seq, finished = await database_sync_to_async(fragments.since)(self.run_id, self.last_seq)
+        await self._push(html, finished)
+
+    async def disconnect(self, code):
+        if getattr(self, "joined", False):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def _still_allowed(self) -> bool:
+        # Checked at connect and on every doorbell: a member removed mid-run stops seeing it.
+        if await may_read(self.scope.get("user"), self.run_id):
+            return True
+        await self.close(code=REFUSED)
+        return False
+
+    async def _push(self, html: str, finished: bool):
+        if html:
+            await self.send(text_data=html)
+        if finished:
+            await self.close(code=1000)  # nothing more will come; 1000 is not retried by htmx

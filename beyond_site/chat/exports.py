@@ -1,0 +1,123 @@
+"""Export a finished run as Markdown or DOCX: each step with its badge and warnings, the recap,
+and the brief's approved citation set as an appendix."""
+from __future__ import annotations
+
+import io
+import re
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from pipeline import events as ev
+from beyond_site.chat import docx_writer
+from beyond_site.chat.presenting import BADGES, OFFLINE_TIP
+from beyond_site.runs.models import Run, RunEvent, Step
+from beyond_site.workspaces import access
+
+NOT_RELEASED = "Not released: the run stopped at an earlier step."
+
+
+def export_rows(run: Run) -> dict:
+    """What an export contains, in reading order; both formats are written from this."""
+    halts = {e.data.get("step"): e.data.get("reason", "") for e in RunEvent.objects.filter(run=run, type=ev.STEP_HALTED)}
+    steps = []
+    for step in Step.objects.filter(run=run).order_by("index"):
+        row = {"index": step.index, "title": step.title, "badge": None, "warnings": [], "content": None, "note": ""}
+        if step.status == Step.RELEASED:
+            row.update(badge=step.badge, warnings=list(step.warnings or []), content=step.content or "")
+        elif step.status == Step.HALTED:
+            row.update(badge="halted", note=f"Halted, not released: {halts.get(step.index, '')}".rstrip(": "))
+        else:
+            row["note"] = NOT_RELEASED
+        steps.append(row)
+    citations = (run.brief or {}).get("citations") or []
+    return {"run": run, "steps": steps, "citations": citations}
+
+
+def badge_line(badge: str) -> str:
+    label, tip = BADGES[badge]
+    return f"{label}: {tip}"
+
+
+def to_markdown(rows: dict) -> str:
+    run = rows["run"]
+    out = [f"# {_one_line(run.task)}", "", f"Run {run.pk} · status: {run.status}"]
+    if run.offline:
+        out.append(f"Offline engine: {OFFLINE_TIP}")
+    if run.halt_reason:
+        out.append(f"Reason: {_one_line(run.halt_reason)}")
+    for step in rows["steps"]:
+        out += ["", f"## Step {step['index']}: {_one_line(step['title'])}", ""]
+        if step["badge"]:
+            out.append(f"**Badge:** {badge_line(step['badge'])}")
+            out.append("")
+        for warning in step["warnings"]:
+            out += [f"> **Warning:** {_one_line(warning)}", ""]
+        out.append(step["content"] if step["content"] is not None else f"_{step['note']}_")
+    if run.summary:
+        out += ["", "## Recap", "", run.summary]
+    for warning in run.warnings or []:
+        out += ["", f"> **Warning:** {_one_line(warning)}"]
+    out += ["", "## Appendix: approved citations", ""]
+    if rows["citations"]:
+        out += ["| ID | Framework | Reference | Title |", "|---|---|---|---|"]
+        out += [f"| {_cell(c.get('id'))} | {_cell(c.get('framework'))} | {_cell(c.get('ref'))} | {_cell(c.get('title'))} |"
+                for c in rows["citations"]]
+    else:
+        out.append("The brief approved no citations.")
+    return "\n".join(out) + "\n"
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text or "").split())
+
+
+def _cell(text) -> str:
+    return _one_line(text).replace("|", "\\|")
+
+
+def filename(run: Run, ext: str) -> str:
+    # ASCII letters, digits and dashes only: safe in a header and on any file system.
+    stem = slugify(run.task)[:50].strip("-") or "run"
+    return re.sub(r"[^a-z0-9.-]", "", f"beyond-run-{run.pk}-{stem}.{ext}")
+
+
+def _finished_run(request, slug, run_id) -> Run | HttpResponse:
+    membership = access.require_membership(request, slug, access.READ)
+    run = get_object_or_404(Run, pk=run_id, workspace=membership.workspace)
+    if not run.is_finished:
+        return HttpResponse("This run has not finished yet: export it when it has.", status=409,
+                            content_type="text/plain; charset=utf-8")
+    return run
+
+
+def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+@login_required
+@require_GET
+def export_markdown(request, slug, run_id):
+    run = _finished_run(request, slug, run_id)
+    if isinstance(run, HttpResponse):
+        return run
+    return _attachment(to_markdown(export_rows(run)).encode("utf-8"), "text/markdown; charset=utf-8",
+                       filename(run, "md"))
+
+
+@login_required
+@require_GET
+def export_docx(request, slug, run_id):
+    run = _finished_run(request, slug, run_id)
+    if isinstance(run, HttpResponse):
+        return run
+    buffer = io.BytesIO()
+    docx_writer.write(export_rows(run), buffer)
+    return _attachment(buffer.getvalue(),
+                       "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                       filename(run, "docx"))

@@ -1,0 +1,57 @@
+"""HTML fragments pushed over a run's websocket: out-of-band swaps keyed by stable element ids.
+
+Every fragment is rendered from the current database state, not from the event's payload, so
+sending one twice (a reconnect, a doorbell that raced a snapshot) changes nothing.
+"""
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from pipeline import events as ev
+from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view
+from beyond_site.runs.models import RunEvent
+
+STEP_TYPES = (ev.STEP_RELEASED, ev.STEP_HALTED, ev.STEP_NOT_RELEASED)
+
+
+def snapshot(run_id: int) -> tuple[str, int, bool]:
+    """(fragments for the whole current state, last seq covered, finished?)."""
+    rv = run_view(run_id)
+    return _state(rv, whole_steps=True), rv.last_seq, rv.finished
+
+
+def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
+    """(fragments for what changed after `last_seq`, new last seq, finished?)."""
+    new = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
+    if not new:
+        return "", last_seq, False
+    rv = run_view(run_id)
+    if rv.finished:
+        return _render("chat/_run.html", rv), max(rv.last_seq, new[-1].seq), True
+    types = {e.type for e in new}
+    parts = []
+    if ev.BRIEF_READY in types:
+        parts.append(_render("chat/_steps.html", rv))
+    else:
+        changed = sorted({e.data.get("step") for e in new if e.type in STEP_TYPES})
+        parts += [_render("chat/_step.html", rv, s=s) for s in rv.steps if s.index in changed]
+    if types & set(PROGRESS_TYPES):
+        parts.append(_render("chat/_progress.html", rv))
+    if types & {ev.SUMMARY_READY, ev.SUMMARY_FAILED}:
+        parts.append(_render("chat/_recap.html", rv))
+    return "".join(parts), max(rv.last_seq, new[-1].seq), False
+
+
+def _state(rv: RunView, whole_steps: bool) -> str:
+    if rv.finished:
+        # The finished article replaces the live one, whose websocket htmx then closes.
+        return _render("chat/_run.html", rv)
+    return "".join([
+        _render("chat/_progress.html", rv),
+        _render("chat/_steps.html", rv),
+        _render("chat/_recap.html", rv),
+    ])
+
+
+def _render(template: str, rv: RunView, **extra) -> str:
+    return render_to_string(template, {"rv": rv, "oob": True, **extra})

@@ -1,0 +1,133 @@
+"""What a run looks like to a reader: badges, progress words and the view of a run's state.
+
+Read from the database only (the event log and the rows the recorder keeps beside it), so the
+page, a websocket snapshot and a reconnect all show the same thing. Wording rule (SPEC 5): a pass
+means the blind verifier found no contract violation; nothing here says "verified" or "correct".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipeline import events as ev
+from beyond_site.chat.rendering import markdown_to_html
+from beyond_site.runs.models import Run, RunEvent, Step
+
+BADGES = {
+    "passed": ("Passed", "The blind verifier found no contract violation in this step on first inspection. "
+               "That is not a guarantee that every statement is true: review before use."),
+    "passed_after_rerender": ("Passed after re-render", "The verifier found issues in the first draft; the step "
+                              "was re-rendered once and the verifier found no contract violation in the second."),
+    "warning": ("Warning", "The verifier found issues in both drafts. The step is released with those issues "
+                "listed below: read it critically and fix it before use."),
+    "halted": ("Halted", "This step could not be inspected (or drafted), so it was not released, and no later "
+               "step was released either."),
+}
+
+OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model): "
+               "useful for trying the product, not a substitute for a model-drafted document.")
+
+# Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
+PROGRESS_TYPES = (
+    ev.RUN_STARTED, ev.PLANNER_STARTED, ev.PLANNER_REJECTED, ev.BRIEF_READY, ev.STEP_RENDERING,
+    ev.STEP_VERIFYING, ev.STEP_RERENDERING, ev.STEP_RELEASED, ev.STEP_HALTED, ev.SUMMARIZER_STARTED,
+    ev.SUMMARY_READY, ev.SUMMARY_FAILED, *ev.FINAL_TYPES,
+)
+
+
+def page_status(status: str) -> str:
+    """The DOM contract's run status: a queued run is shown as running."""
+    return Run.RUNNING if status == Run.QUEUED else status
+
+
+def progress_text(event: RunEvent | None, total: int, released: int) -> str:
+    if event is None:
+        return "Queued: starting soon…"
+    d, t = event.data, event.type
+    done = f"{released} of {total} released" if total else ""
+    words = {
+        ev.RUN_STARTED: "Starting…",
+        ev.PLANNER_STARTED: "Planning the brief…",
+        ev.PLANNER_REJECTED: "Planning again: the first brief was not usable…",
+        ev.BRIEF_READY: f"Brief ready: {total} steps to draft",
+        ev.STEP_RENDERING: (f"Rendering step {d.get('step')} of {total}" if d.get("attempt", 1) == 1
+                            else f"Re-rendering step {d.get('step')} of {total}"),
+        ev.STEP_VERIFYING: f"Verifier inspecting step {d.get('step')} of {total}",
+        ev.STEP_RERENDERING: f"Re-rendering step {d.get('step')} of {total}: the verifier found issues",
+        ev.STEP_RELEASED: f"Released step {d.get('step')} of {total}",
+        ev.STEP_HALTED: f"Halted at step {d.get('step')}",
+        ev.SUMMARIZER_STARTED: "Summarizing…",
+        ev.SUMMARY_READY: "Recap ready",
+        ev.SUMMARY_FAILED: "No recap (the summarizer failed)",
+        ev.RUN_COMPLETED: "Finished",
+        ev.RUN_HALTED: "Halted",
+        ev.RUN_FAILED: "Failed",
+    }
+    text = words.get(t, "Working…")
+    if done and t not in ev.FINAL_TYPES and t != ev.BRIEF_READY:
+        text = f"{text} · {done}"
+    return text
+
+
+@dataclass
+class StepView:
+    index: int
+    title: str
+    status: str  # pending, released, halted, not_released
+    badge: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    html: str = ""
+    halt_reason: str = ""
+
+    @property
+    def badge_label(self) -> str:
+        return BADGES[self.badge][0] if self.badge else ""
+
+    @property
+    def badge_tip(self) -> str:
+        return BADGES[self.badge][1] if self.badge else ""
+
+
+@dataclass
+class RunView:
+    run: Run
+    status: str
+    steps: list[StepView]
+    progress: str
+    recap_html: str
+    warnings: list[str]
+    last_seq: int
+
+    @property
+    def finished(self) -> bool:
+        return self.run.status in Run.FINISHED
+
+    @property
+    def released_count(self) -> int:
+        return sum(1 for s in self.steps if s.status == Step.RELEASED)
+
+
+def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
+    view = StepView(index=step.index, title=step.title, status=step.status)
+    if step.status == Step.RELEASED:
+        view.badge, view.warnings, view.html = step.badge, list(step.warnings or []), markdown_to_html(step.content)
+    elif step.status == Step.HALTED:
+        view.badge, view.halt_reason = "halted", halt_reasons.get(step.index, "")
+    return view
+
+
+def run_view(run_id: int) -> RunView:
+    """The whole current state of a run, from the database (the snapshot)."""
+    # Read the last sequence number first: the state read after it is at least that new, so a
+    # tail from it can only repeat (idempotent swaps), never miss.
+    last_seq = RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", flat=True).first() or 0
+    run = Run.objects.select_related("workspace").get(pk=run_id)
+    halts = {e.data.get("step"): e.data.get("reason", "")
+             for e in RunEvent.objects.filter(run=run, type=ev.STEP_HALTED)}
+    steps = [step_view(s, halts) for s in Step.objects.filter(run=run).order_by("index")]
+    latest = RunEvent.objects.filter(run=run, type__in=PROGRESS_TYPES).order_by("-seq").first()
+    released = sum(1 for s in steps if s.status == Step.RELEASED)
+    progress = progress_text(latest, len(steps), released)
+    if run.status in (Run.HALTED, Run.FAILED) and run.halt_reason:
+        progress = f"{progress}: {run.halt_reason}"
+    return RunView(run=run, status=page_status(run.status), steps=steps, progress=progress,
+                   recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []), last_seq=last_seq)

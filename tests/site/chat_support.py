@@ -1,0 +1,47 @@
+"""Shared set-up for the chat tests: workspaces with members, runs fed recorded events."""
+from __future__ import annotations
+
+from django.test import Client
+
+from pipeline.events import Event
+from beyond_site.runs.models import Conversation
+from beyond_site.runs.recorder import EventRecorder
+from beyond_site.runs.services import start_run
+from beyond_site.workspaces.models import Membership, Workspace
+from tests import scripting
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def workspace_with(slug="acme", **members) -> Workspace:
+    """members: username=user-object pairs are not needed; pass role=user e.g. member=alice."""
+    workspace = Workspace.objects.create(slug=slug, name=slug.title(), topology=None)
+    for role, user in members.items():
+        Membership.objects.create(user=user, workspace=workspace, role=role)
+    return workspace
+
+
+def new_run(workspace, user, task="Draft an access-control note", key=None):
+    conversation = Conversation.objects.create(workspace=workspace, title=task[:80], created_by=user)
+    run, _ = start_run(workspace, task, user=user, conversation=conversation, idempotency_key=key)
+    return run
+
+
+def record(run, *events: Event):
+    recorder = EventRecorder(run)
+    return [recorder.record(e) for e in events]
+
+
+def brief_ready(n=3) -> Event:
+    return Event("brief_ready", {"brief": scripting.brief(n)})
+
+
+def released(k, content, badge="passed", warnings=None) -> Event:
+    return Event("step_released", {"step": k, "badge": badge, "content": content, "warnings": warnings or [],
+                                    "title": f"Part {k}"})
+
+
+def session_headers(user) -> list[tuple[bytes, bytes]]:
+    client = Client()
+    client.force_login(user)
+    return [ORIGIN, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]

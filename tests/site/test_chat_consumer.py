@@ -1,0 +1,118 @@
+"""The run websocket: subscribe, snapshot, tail; replay on reconnect; refusal with 4403."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from pipeline.events import Event
+from beyond_site.asgi import application
+from beyond_site.runs.services import ring_doorbell
+from beyond_site.workspaces.models import Membership
+from tests.site.chat_support import brief_ready, new_run, record, released, session_headers, workspace_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def step_ids(html: str) -> list[str]:
+    return re.findall(r'data-step="(\d+)"[^>]*data-step-status="released"', html)
+
+
+async def connect(run, user):
+    headers = await database_sync_to_async(session_headers)(user)
+    comm = WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=headers)
+    connected, _ = await comm.connect()
+    assert connected
+    return comm
+
+
+@pytest.fixture
+def running(alice):
+    workspace = workspace_with(member=alice)
+    run = new_run(workspace, alice)
+    record(run, Event("run_started", {}), brief_ready(3), released(1, "First part."))
+    return run
+
+
+async def test_it_sends_a_snapshot_then_tails_new_events(running, alice):
+    comm = await connect(running, alice)
+    snapshot = await comm.receive_from()
+    assert 'id="run-%d-steps"' % running.pk in snapshot and 'hx-swap-oob="true"' in snapshot
+    assert step_ids(snapshot) == ["1"]
+    assert "First part." in snapshot
+
+    rows = await database_sync_to_async(record)(running, released(2, "Second part.", badge="passed_after_rerender"))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    update = await comm.receive_from()
+    assert f'id="run-{running.pk}-step-2"' in update and 'data-badge="passed_after_rerender"' in update
+    assert "First part." not in update  # only what changed
+    await comm.disconnect()
+
+
+async def test_a_lost_doorbell_costs_nothing(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    await database_sync_to_async(record)(running, released(2, "Second."))  # no doorbell rung
+    rows = await database_sync_to_async(record)(running, released(3, "Third."))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    update = await comm.receive_from()
+    assert 'data-step="2"' in update and 'data-step="3"' in update
+    await comm.disconnect()
+
+
+async def test_the_finished_run_replaces_the_live_one_and_the_socket_closes(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    rows = await database_sync_to_async(record)(
+        running, released(2, "Two."), released(3, "Three."), Event("summary_ready", {"summary": "The recap."}),
+        Event("run_completed", {}))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    final = await comm.receive_from()
+    assert f'id="run-{running.pk}"' in final and 'data-run-status="completed"' in final
+    assert "ws-connect" not in final and "The recap." in final
+    assert (await comm.receive_output())["type"] == "websocket.close"
+
+
+async def test_a_reconnect_replays_exactly_the_released_steps(running, alice):
+    first = await connect(running, alice)
+    before = await first.receive_from()
+    await first.disconnect()
+    await database_sync_to_async(record)(running, released(2, "Second part."))
+    second = await connect(running, alice)
+    again = await second.receive_from()
+    assert step_ids(before) == ["1"]
+    assert step_ids(again) == ["1", "2"]
+    assert 'data-step="3"' in again and 'data-step-status="pending"' in again
+    await second.disconnect()
+
+
+async def test_a_non_member_is_refused_with_4403(running, bob):
+    comm = await connect(running, bob)
+    message = await comm.receive_output()
+    assert message == {"type": "websocket.close", "code": 4403}
+
+
+async def test_an_anonymous_socket_is_refused_with_4403(running):
+    comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/", headers=[(b"origin", b"http://localhost")])
+    connected, _ = await comm.connect()
+    assert connected
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_member_removed_mid_run_is_cut_off_at_the_next_doorbell(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    await database_sync_to_async(Membership.objects.filter(user=alice).delete)()
+    rows = await database_sync_to_async(record)(running, released(2, "Secret second part."))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_socket_from_another_origin_is_rejected(running, alice):
+    headers = await database_sync_to_async(session_headers)(alice)
+    headers = [(b"origin", b"http://evil.example")] + headers[1:]
+    comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/", headers=headers)
+    connected, _ = await comm.connect()
+    assert not connected
