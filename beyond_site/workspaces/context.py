@@ -1,25 +1,187 @@
-"""Assemble the context the planner and executors see (SPEC 2) from the workspace's data."""
+"""Assemble the context the planner and executors see (SPEC 2) from the workspace's data.
+
+Everything goes in when it fits the token budget. When it does not: memories and the
+conversation first (always, the conversation trimmed from its oldest end only if it alone
+overflows), then framework knowledge within its share, then document chunks, this
+conversation's uploads before workspace files, each in order of relevance to the task as the
+database's full-text search ranks them. `Context.notes` says what was left out.
+
+The result is deterministic and sorted, with no timestamps or database ids, so the stable part of
+every prompt is byte-identical across a run's calls and unchanged documents render the same bytes
+run after run (their context blobs are then stored once).
+"""
 from __future__ import annotations
 
-from pipeline.context import Context, Document as ContextDocument, HistoryMessage
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+
+from django.conf import settings
+from django.db.models import Q
+
+from pipeline.context import Context, Document as ContextDocument, HistoryMessage, render_context
+from beyond_site.workspaces.chunking import estimate_tokens
+from beyond_site.workspaces.frameworks import available_packs, select_entries
+from beyond_site.workspaces.search import ranked_chunk_ids
+
+#: Share of the budget that framework knowledge (ids and short titles) may take.
+FRAMEWORK_SHARE = 0.10
+#: Room kept for the notes that say what was left out.
+NOTES_RESERVE = 120
+EXCERPT_GAP = "\n\n[…]\n\n"
 
 
-def assemble_context(run) -> Context:
-    """Everything the run's workspace and conversation know, as plain data for the pipeline."""
-    from beyond_site.runs.models import Message
-    from beyond_site.workspaces.models import Document
+@dataclass
+class _Doc:
+    id: int
+    name: str
+    sha256: str
+    upload: bool
+    chunks: list[tuple[int, int, int]] = field(default_factory=list)  # (ordinal, chunk id, tokens)
 
+    def header_tokens(self) -> int:
+        title = "Uploaded document" if self.upload else "Workspace file"
+        return estimate_tokens(f"\n\n# {title}: {self.name} (excerpts: 999 of 999 parts)\n")
+
+
+def assemble_context(run, *, budget: int | None = None) -> Context:
+    """Everything the run's workspace and conversation know, fitted to `budget` tokens
+    (default settings.BEYOND_CONTEXT_BUDGET_TOKENS), as plain data for the pipeline."""
+    budget = budget or settings.BEYOND_CONTEXT_BUDGET_TOKENS
     workspace = run.workspace
-    history: tuple[HistoryMessage, ...] = ()
-    uploads: tuple[ContextDocument, ...] = ()
-    if run.conversation_id:
-        earlier = (Message.objects.filter(conversation_id=run.conversation_id, created_at__lt=run.created_at)
-                   .exclude(run=run).order_by("created_at", "id"))
-        history = tuple(HistoryMessage(m.role, m.text) for m in earlier if m.text)
-        uploads = tuple(ContextDocument(d.name, d.text, d.sha256, "upload")
-                        for d in Document.objects.filter(conversation_id=run.conversation_id).order_by("name", "sha256"))
-    files = tuple(ContextDocument(d.name, d.text, d.sha256, "file")
-                  for d in Document.objects.filter(workspace=workspace, conversation__isnull=True).order_by("name", "sha256"))
-    memories = tuple(m.text for m in workspace.memories.order_by("created_at", "id"))
-    return Context(task=run.task, history=history, memories=memories, files=files, uploads=uploads,
+    notes: list[str] = []
+
+    base = Context(task=run.task, memories=_memories(workspace), history=_history(run),
                    workspace_name=workspace.name)
+    base, dropped = _fit_history(base, budget)
+    if dropped:
+        notes.append(f"{dropped} earlier conversation messages left out to fit the context budget")
+    used = _tokens(base)
+
+    packs = available_packs()
+    keys = [key for key in (workspace.enabled_frameworks or []) if key in packs]
+    framework_room = max(0, min(int(budget * FRAMEWORK_SHARE), budget - used))
+    entries, entries_left_out = select_entries(run.task, keys, framework_room, packs)
+    if entries_left_out:
+        notes.append(f"{entries_left_out} entries of the frameworks the task names left out to fit the "
+                     "context budget; the structure and the entries matching the task are listed")
+    used += sum(estimate_tokens(f"- {e.framework} {e.ref}: {e.title}\n") for e in entries)
+    used += estimate_tokens("# Enabled frameworks\n" + "".join(f"- {packs[k].name}\n" for k in keys))
+
+    docs = _documents_in_scope(run)
+    chosen, left_out = _choose_chunks(run, docs, budget - used)
+    if left_out:
+        chunk_count = sum(len(ids) for ids in left_out.values())
+        notes.append(f"{chunk_count} chunks of {len(left_out)} documents left out to fit the context budget "
+                     f"({budget} tokens); the parts kept were chosen by relevance to the task")
+    files, uploads = _render_documents(docs, chosen)
+    return Context(task=run.task, history=base.history, memories=base.memories, files=files, uploads=uploads,
+                   frameworks=entries, enabled_frameworks=tuple(packs[k].name for k in keys),
+                   workspace_name=workspace.name, notes=tuple(notes))
+
+
+def _tokens(ctx: Context) -> int:
+    return estimate_tokens(render_context(ctx)) + estimate_tokens(ctx.task)
+
+
+def _memories(workspace) -> tuple[str, ...]:
+    return tuple(workspace.memories.order_by("created_at", "id").values_list("text", flat=True))
+
+
+def _history(run) -> tuple[HistoryMessage, ...]:
+    from beyond_site.runs.models import Message
+
+    if not run.conversation_id:
+        return ()
+    earlier = (Message.objects.filter(conversation_id=run.conversation_id, created_at__lt=run.created_at)
+               .exclude(run=run).order_by("created_at", "id").values_list("role", "text"))
+    return tuple(HistoryMessage(role, text) for role, text in earlier if text)
+
+
+def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
+    """Memories always stay; the conversation loses its oldest messages only if it overflows alone."""
+    room = budget - _tokens(replace(base, history=()))
+    costs = [estimate_tokens(f"[{m.role}] {m.text}\n\n") for m in base.history]
+    dropped = 0
+    while dropped < len(costs) and sum(costs[dropped:]) > room:
+        dropped += 1
+    return replace(base, history=base.history[dropped:]), dropped
+
+
+def _documents_in_scope(run) -> dict[int, _Doc]:
+    """The workspace's files and this conversation's uploads, with their chunks' sizes (no text)."""
+    from beyond_site.workspaces.models import Document, DocumentChunk
+
+    scope = Q(conversation__isnull=True)
+    if run.conversation_id:
+        scope |= Q(conversation_id=run.conversation_id)
+    docs = {pk: _Doc(pk, name, sha, conv is not None) for pk, name, sha, conv in
+            Document.objects.filter(scope, workspace_id=run.workspace_id)
+            .values_list("id", "name", "sha256", "conversation_id")}
+    rows = (DocumentChunk.objects.filter(document_id__in=docs.keys()) if len(docs) < 5000 else
+            DocumentChunk.objects.filter(document__workspace_id=run.workspace_id))
+    for pk, doc_id, ordinal, tokens in rows.values_list("id", "document_id", "ordinal", "tokens"):
+        if doc_id in docs:
+            docs[doc_id].chunks.append((ordinal, pk, tokens))
+    for doc in docs.values():
+        doc.chunks.sort()
+    return docs
+
+
+def _choose_chunks(run, docs: dict[int, _Doc], room: int) -> tuple[set[int], dict[int, list[int]]]:
+    """Chunk ids to render, and per document the chunk ids left out."""
+    cost = {pk: tokens + 1 for doc in docs.values() for _, pk, tokens in doc.chunks}
+    everything = sum(cost.values()) + sum(doc.header_tokens() for doc in docs.values() if doc.chunks)
+    if everything <= room:
+        return set(cost), {}
+    room -= NOTES_RESERVE
+    owner = {pk: doc for doc in docs.values() for _, pk, _ in doc.chunks}
+    ranked = [pk for pk in ranked_chunk_ids(run.task, run.workspace_id, run.conversation_id) if pk in owner]
+    in_rank = set(ranked)
+    in_order = [pk for doc in sorted(docs.values(), key=lambda d: (d.name, d.sha256))
+                for _, pk, _ in doc.chunks if pk not in in_rank]
+    # Uploads first: the user attached them to this very conversation.
+    queue = ([pk for pk in ranked if owner[pk].upload] + [pk for pk in in_order if owner[pk].upload]
+             + [pk for pk in ranked if not owner[pk].upload] + [pk for pk in in_order if not owner[pk].upload])
+    chosen: set[int] = set()
+    started: set[int] = set()
+    for pk in queue:
+        doc = owner[pk]
+        price = cost[pk] + (0 if doc.id in started else doc.header_tokens())
+        if price <= room:
+            chosen.add(pk)
+            started.add(doc.id)
+            room -= price
+    left_out: dict[int, list[int]] = defaultdict(list)
+    for pk, doc in owner.items():
+        if pk not in chosen:
+            left_out[doc.id].append(pk)
+    return chosen, dict(left_out)
+
+
+def _render_documents(docs: dict[int, _Doc], chosen: set[int]):
+    from beyond_site.workspaces.models import DocumentChunk
+
+    texts = dict(DocumentChunk.objects.filter(id__in=chosen).values_list("id", "text")) if chosen else {}
+    files: list[ContextDocument] = []
+    uploads: list[ContextDocument] = []
+    for doc in sorted(docs.values(), key=lambda d: (d.name, d.sha256)):
+        kept = [(ordinal, pk) for ordinal, pk, _ in doc.chunks if pk in chosen]
+        if not kept:
+            continue
+        pieces: list[str] = []
+        previous = -1
+        for ordinal, pk in kept:
+            if pieces:
+                pieces.append("\n\n" if ordinal == previous + 1 else EXCERPT_GAP)
+            elif ordinal != 0:
+                pieces.append("[…]\n\n")
+            pieces.append(texts[pk])
+            previous = ordinal
+        if previous != doc.chunks[-1][0]:
+            pieces.append("\n\n[…]")
+        name = doc.name
+        if len(kept) < len(doc.chunks):
+            name = f"{doc.name} (excerpts: {len(kept)} of {len(doc.chunks)} parts)"
+        item = ContextDocument(name, "".join(pieces), doc.sha256, "upload" if doc.upload else "file")
+        (uploads if doc.upload else files).append(item)
+    return tuple(files), tuple(uploads)

@@ -104,3 +104,58 @@ class Blob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sha256[:12]} ({self.size} bytes)"
+
+
+class DocumentChunk(models.Model):
+    """A stable slice of a document's text (paragraphs up to ~1,500 tokens), indexed for full-text
+    search so the context assembly can let the database rank a large workspace's text.
+
+    The search index lives outside the ORM: an FTS5 table kept in sync by triggers on SQLite, a
+    stored tsvector column with a GIN index on PostgreSQL (migration 0002).
+    """
+
+    document = models.ForeignKey(Document, models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    text = models.TextField()
+    tokens = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document", "ordinal"]
+        constraints = [models.UniqueConstraint(fields=["document", "ordinal"], name="one_chunk_per_ordinal")]
+
+    def __str__(self) -> str:
+        return f"{self.document} #{self.ordinal}"
+
+
+class FrameworkPack(models.Model):
+    """A framework pack imported by an operator (e.g. from an OSCAL catalogue), beside the shipped
+    ones; `data` is the pack JSON format of pipeline/frameworks/data."""
+
+    key = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=200)
+    data = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key})"
+
+
+class WorkspaceEvent(models.Model):
+    """Who changed what in a workspace, and when (memories edited or deleted, files removed,
+    frameworks narrowed): the rows themselves may be gone, the record of the change stays."""
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="events")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    action = models.CharField(max_length=40)
+    detail = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} in {self.workspace} by {self.user or 'system'}"

@@ -8,7 +8,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Sum
 
-from beyond_site.workspaces.models import Blob, Document, Membership, Memory, Workspace
+from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
+from beyond_site.workspaces.models import (
+    Blob, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+)
 
 
 class DocumentRefused(ValueError):
@@ -36,12 +39,22 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
     return membership
 
 
-def add_memory(workspace: Workspace, text: str, user=None) -> Memory:
-    text = text.strip()
+def _clean_memory_text(text: str) -> str:
+    text = (text or "").strip()
     if not text:
         raise ValueError("a memory cannot be empty")
     if len(text) > 4000:
         raise ValueError("a memory is a short fact: 4,000 characters at most (add a file for longer text)")
+    return text
+
+
+def _log(workspace: Workspace, user, action: str, **detail) -> None:
+    WorkspaceEvent.objects.create(workspace=workspace, user=user if getattr(user, "pk", None) else None,
+                                  action=action, detail=detail)
+
+
+def add_memory(workspace: Workspace, text: str, user=None) -> Memory:
+    text = _clean_memory_text(text)
     existing = Memory.objects.filter(workspace=workspace, text=text).first()
     return existing or Memory.objects.create(workspace=workspace, text=text, created_by=user, updated_by=user)
 
@@ -76,4 +89,77 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
         document = Document.objects.create(
             workspace=workspace, conversation=conversation, name=name, kind=extracted.kind, mime=extracted.mime,
             size=len(data), sha256=digest, original_id=digest, text=extracted.text, uploaded_by=user)
+        index_document(document)
     return document, True
+
+
+def index_document(document: Document) -> int:
+    """Split the document's text into chunks; the database indexes them for full-text search
+    (triggers or a generated column, migration 0003). Returns the number of chunks."""
+    chunks = split_into_chunks(document.text)
+    DocumentChunk.objects.bulk_create(
+        DocumentChunk(document=document, ordinal=n, text=text, tokens=estimate_tokens(text))
+        for n, text in enumerate(chunks))
+    return len(chunks)
+
+
+@transaction.atomic
+def edit_memory(memory: Memory, text: str, user=None) -> Memory:
+    """Change a memory's text; `updated_by`/`updated_at` and the workspace's event log say who and when."""
+    text = _clean_memory_text(text)
+    if text != memory.text:
+        _log(memory.workspace, user, "memory_edited", memory=memory.pk, before=memory.text, after=text)
+        memory.text = text
+        memory.updated_by = user if getattr(user, "pk", None) else None
+        memory.save(update_fields=["text", "updated_by", "updated_at"])
+    return memory
+
+
+@transaction.atomic
+def delete_memory(memory: Memory, user=None) -> None:
+    """Delete a memory; the workspace's event log keeps who deleted what, and when."""
+    _log(memory.workspace, user, "memory_deleted", memory=memory.pk, text=memory.text)
+    memory.delete()
+
+
+@transaction.atomic
+def delete_document(document: Document, user=None) -> None:
+    """Delete a file or upload with its chunks (and their index entries). The original bytes go too
+    unless another document (in any workspace) has the same content."""
+    _log(document.workspace, user, "document_deleted", name=document.name, sha256=document.sha256,
+         size=document.size, conversation=document.conversation_id)
+    digest = document.sha256
+    document.delete()
+    if not Document.objects.filter(original_id=digest).exists():
+        Blob.objects.filter(sha256=digest).delete()
+
+
+def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
+    """Enable exactly the packs `keys` (shipped or imported), in display order; ValueError on an
+    unknown key, leaving the workspace as it was."""
+    from beyond_site.workspaces.frameworks import canonical_keys
+
+    enabled = canonical_keys(list(keys))
+    if enabled != list(workspace.enabled_frameworks or []):
+        with transaction.atomic():
+            _log(workspace, user, "frameworks_changed", before=list(workspace.enabled_frameworks or []),
+                 after=enabled)
+            workspace.enabled_frameworks = enabled
+            workspace.save(update_fields=["enabled_frameworks"])
+    return enabled
+
+
+def save_framework_pack(data: dict) -> tuple[FrameworkPack, bool]:
+    """Store an imported pack (pack JSON format); returns (row, created). A shipped pack's key is refused."""
+    from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
+
+    key, name = data.get("key"), data.get("name")
+    if not key or not name:
+        raise ValueError("a framework pack needs a key and a name")
+    if key in ALL_FRAMEWORKS:
+        raise ValueError(f"{key!r} is a shipped framework pack; import under another --key")
+    if not data.get("entries"):
+        raise ValueError("the catalogue has no controls or groups: nothing to import")
+    pack_from_dict(data)  # refuse a malformed pack before storing it
+    row, created = FrameworkPack.objects.update_or_create(key=key, defaults={"name": name, "data": data})
+    return row, created

@@ -1,0 +1,99 @@
+"""Django admin for workspaces and what they know; usable by a staff user with the model permissions."""
+from __future__ import annotations
+
+from django.contrib import admin
+
+from beyond_site.workspaces.models import (
+    Document, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "created_at"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "workspace", "role", "created_at"]
+    list_filter = ["role", "workspace"]
+    search_fields = ["user__username", "workspace__slug"]
+    autocomplete_fields = ["user", "workspace"]
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "workspace", "updated_by", "updated_at"]
+    list_filter = ["workspace"]
+    search_fields = ["text"]
+    readonly_fields = ["created_by", "created_at", "updated_by", "updated_at"]
+
+    def save_model(self, request, obj, form, change):
+        # Who changed a memory is recorded whichever door they came through.
+        if not change:
+            obj.created_by = request.user
+        obj.updated_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    """Files come in through add_document (extraction, limits, indexing), never through a form."""
+
+    list_display = ["name", "workspace", "conversation", "kind", "size", "created_at"]
+    list_filter = ["kind", "workspace"]
+    search_fields = ["name", "sha256"]
+    fields = ["workspace", "conversation", "name", "kind", "mime", "size", "sha256", "uploaded_by", "created_at",
+              "text"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def delete_model(self, request, obj):
+        from beyond_site.workspaces.services import delete_document
+
+        delete_document(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for document in queryset:
+            self.delete_model(request, document)
+
+
+@admin.register(FrameworkPack)
+class FrameworkPackAdmin(admin.ModelAdmin):
+    """Imported packs: added with `beyond_frameworks import-oscal`, browsable and removable here."""
+
+    list_display = ["key", "name", "updated_at"]
+    readonly_fields = ["key", "name", "data", "created_at", "updated_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(WorkspaceEvent)
+class WorkspaceEventAdmin(admin.ModelAdmin):
+    list_display = ["at", "workspace", "user", "action"]
+    list_filter = ["action", "workspace"]
+    readonly_fields = ["workspace", "user", "action", "detail", "at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

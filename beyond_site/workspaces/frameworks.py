@@ -1,0 +1,137 @@
+"""Framework packs as a workspace sees them: the shipped packs plus those imported into the database,
+and the slice of them relevant to a task (ids and short titles, within a token share)."""
+from __future__ import annotations
+
+import re
+
+from pipeline.context import FrameworkEntry
+from pipeline.frameworks import ALL_FRAMEWORKS, Entry, Pack, load_packs, pack_for_framework_name, pack_from_dict
+from beyond_site.workspaces.chunking import estimate_tokens
+
+_WORD = re.compile(r"[^\W_]+")
+# Words that carry no topic: matching titles on them would pull in half a catalogue.
+STOPWORDS = frozenset("""
+a an and are as at be by for from has have in into is it its of on or our that the their this to was were
+will with we you your draft write prepare create make produce need needs please using use based about
+document documents policy procedure new all any can should must also per which who what when how
+""".split())
+
+
+def imported_packs() -> dict[str, Pack]:
+    from beyond_site.workspaces.models import FrameworkPack
+
+    return {row.key: pack_from_dict(row.data) for row in FrameworkPack.objects.order_by("key")}
+
+
+def available_packs() -> dict[str, Pack]:
+    """Every pack a workspace may enable, in display order: shipped first, then imported by key."""
+    packs = dict(load_packs())
+    packs.update((key, pack) for key, pack in imported_packs().items() if key not in packs)
+    return packs
+
+
+def canonical_keys(keys, packs: dict[str, Pack] | None = None) -> list[str]:
+    """`keys` validated, deduplicated and in display order; ValueError naming any unknown key."""
+    packs = packs if packs is not None else available_packs()
+    unknown = sorted({str(k) for k in keys} - set(packs))
+    if unknown:
+        raise ValueError(f"unknown framework pack(s): {', '.join(unknown)}; available: {', '.join(packs)}")
+    wanted = set(keys)
+    return [key for key in packs if key in wanted]
+
+
+def task_words(text: str) -> list[str]:
+    """The task's topic words, lowercased, deduplicated, in first-seen order."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if (len(word) >= 3 or word.isdigit()) and word not in STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def _stem(word: str) -> str:
+    # Crude but stable: "suppliers"/"supplier", "backups"/"backup", "logging"/"logs" meet on a prefix.
+    return word[:6]
+
+
+def named_pack_keys(task: str, packs: dict[str, Pack]) -> set[str]:
+    """Keys of the packs the task names ("ISO 27001", "GDPR", "NIST CSF", an imported pack's name)."""
+    named: set[str] = set()
+    words = task.split()[:400]
+    for size in (1, 2, 3, 4):
+        for start in range(len(words) - size + 1):
+            pack = pack_for_framework_name(" ".join(words[start:start + size]).strip(",.;:()"))
+            if pack is not None and pack.key in packs:
+                named.add(pack.key)
+    lowered = f" {task.lower()} "
+    for key, pack in packs.items():
+        for name in (pack.name, key, *pack.aliases):
+            if name and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered):
+                named.add(key)
+    return named
+
+
+def _is_structure(entry: Entry, pack: Pack) -> bool:
+    """Top-level structure: clauses, chapters, families, functions, and an annex's themes."""
+    if entry.parent is None:
+        return entry.kind != "recital"
+    parent = pack.get(entry.parent)
+    return parent is not None and parent.parent is None and parent.kind == "annex"
+
+
+def _depth(entry: Entry, pack: Pack) -> int:
+    depth, parent = 0, entry.parent
+    while parent is not None and depth < 10:
+        depth += 1
+        found = pack.get(parent)
+        parent = found.parent if found else None
+    return depth
+
+
+def _line(pack: Pack, entry: Entry) -> FrameworkEntry:
+    return FrameworkEntry(framework=pack.name, ref=entry.ref, title=entry.title, kind=entry.kind)
+
+
+def line_tokens(item: FrameworkEntry) -> int:
+    return estimate_tokens(f"- {item.framework} {item.ref}: {item.title}\n")
+
+
+def select_entries(task: str, keys: list[str], budget_tokens: int,
+                   packs: dict[str, Pack] | None = None) -> tuple[tuple[FrameworkEntry, ...], int]:
+    """The enabled frameworks' entries relevant to `task`, within `budget_tokens`.
+
+    Priority: top-level structure of every enabled pack, then entries whose titles share the
+    task's words (most shared first), then the rest of the packs the task names (shallow levels
+    first). Returned in display order (pack, then catalogue order), so the rendering is stable;
+    the second value counts the named packs' entries left out for lack of room.
+    """
+    packs = packs if packs is not None else available_packs()
+    enabled = [(key, packs[key]) for key in keys if key in packs]
+    stems = {_stem(w) for w in task_words(task)}
+    named = named_pack_keys(task, dict(enabled))
+    candidates: dict[tuple[int, int], tuple[tuple, FrameworkEntry]] = {}
+    for pack_no, (key, pack) in enumerate(enabled):
+        for position, entry in enumerate(pack.entries.values()):
+            if entry.withdrawn or not entry.title:
+                continue
+            shared = len(stems & {_stem(w) for w in task_words(entry.title)})
+            if _is_structure(entry, pack):
+                priority = (0, 0, 0)
+            elif shared:
+                priority = (1, -shared, _depth(entry, pack))
+            elif key in named and entry.kind != "recital":
+                priority = (2, _depth(entry, pack), 0)
+            else:
+                continue
+            candidates[(pack_no, position)] = (priority, _line(pack, entry))
+    chosen: list[tuple[int, int]] = []
+    used = 0
+    left_out = 0
+    for place, (priority, item) in sorted(candidates.items(), key=lambda kv: (kv[1][0], kv[0])):
+        cost = line_tokens(item)
+        if used + cost > budget_tokens:
+            left_out += priority[0] == 2
+            continue
+        chosen.append(place)
+        used += cost
+    return tuple(candidates[place][1] for place in sorted(chosen)), left_out
