@@ -85,11 +85,11 @@ def call_context(request, slug: str, run_id: int, call_id: int):
 @require_safe
 @login_required
 def seen(request, slug: str, run_id: int):
+    run = _get_run(request, slug, run_id)  # authorization first, whatever happens below
     # Imported here: context_audit is the runs app's answer to "who saw this?", and this page is
     # its only caller in the audit app.
     from beyond_site.runs.context_audit import calls_that_saw
 
-    run = _get_run(request, slug, run_id)
     query = request.GET.get("q", "")[:SEEN_QUERY_MAX]
     calls = calls_that_saw(run, query) if query.strip() else None
     return render(request, "audit/seen.html", {
