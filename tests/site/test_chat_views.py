@@ -1,0 +1,179 @@
+"""Chat pages: who may see and do what, sending with an idempotency key, uploads, memories."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from beyond_site.runs.models import Conversation, Run
+from beyond_site.workspaces.models import Document, Memory
+from tests.site.chat_support import new_run, workspace_with
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def no_background_runs(settings):
+    settings.BEYOND_RUN_IN_PROCESS = False  # the views queue runs; no runner needed here
+
+
+@pytest.fixture
+def carol(django_user_model):
+    return django_user_model.objects.create_user("carol", password="x")
+
+
+@pytest.fixture
+def acme(alice, carol):
+    return workspace_with("acme", member=alice, auditor=carol)
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def form_key(html: str) -> str:
+    return re.search(r'name="idempotency_key" id="idempotency-key" value="([^"]+)"', html).group(1)
+
+
+def every_url(workspace, run, conversation, memory):
+    s = workspace.slug
+    return [
+        ("get", f"/w/{s}/"), ("get", f"/w/{s}/c/{conversation.pk}/"), ("post", f"/w/{s}/send/"),
+        ("post", f"/w/{s}/upload/"), ("post", f"/w/{s}/memories/"), ("post", f"/w/{s}/memories/{memory.pk}/"),
+        ("post", f"/w/{s}/memories/{memory.pk}/delete/"), ("get", f"/w/{s}/runs/{run.pk}/export.md"),
+        ("get", f"/w/{s}/runs/{run.pk}/export.docx"),
+    ]
+
+
+def test_it_asks_anonymous_users_to_log_in():
+    assert Client().get("/").url.startswith("/accounts/login/")
+    page = Client().get("/accounts/login/")
+    assert page.status_code == 200 and b'name="username"' in page.content
+
+
+def test_home_lists_only_my_workspaces(alice, bob, acme):
+    workspace_with("secret", member=bob)
+    page = client_for(alice).get("/").content.decode()
+    assert "/w/acme/" in page and "/w/secret/" not in page
+
+
+def test_every_view_is_404_for_non_members(alice, bob, acme):
+    run = new_run(acme, alice)
+    memory = Memory.objects.create(workspace=acme, text="A fact.")
+    client = client_for(bob)
+    for method, url in every_url(acme, run, run.conversation, memory):
+        response = getattr(client, method)(url, {"message": "x", "text": "y"}, **HTMX)
+        assert response.status_code == 404, url
+    assert Memory.objects.filter(pk=memory.pk, text="A fact.").exists()
+    assert Run.objects.count() == 1
+
+
+def test_objects_are_looked_up_through_the_callers_workspace(alice, acme, bob):
+    other = workspace_with("other", member=bob)
+    run = new_run(other, bob)
+    client = client_for(alice)
+    assert client.get(f"/w/acme/c/{run.conversation_id}/").status_code == 404
+    assert client.get(f"/w/acme/runs/{run.pk}/export.md").status_code == 404
+    response = client.post("/w/acme/send/", {"message": "x", "conversation": run.conversation_id}, **HTMX)
+    assert response.status_code == 404
+
+
+def test_an_auditor_reads_but_cannot_post(acme, carol):
+    client = client_for(carol)
+    page = client.get("/w/acme/")
+    assert page.status_code == 200 and b'id="chat-form"' not in page.content
+    assert client.post("/w/acme/send/", {"message": "Draft a policy"}, **HTMX).status_code == 403
+    assert client.post("/w/acme/upload/", {}, **HTMX).status_code == 403
+    assert client.post("/w/acme/memories/", {"text": "x"}, **HTMX).status_code == 403
+    assert Run.objects.count() == 0 and Memory.objects.count() == 0
+
+
+def test_the_page_has_the_form_contract_and_a_csp(alice, acme):
+    page = client_for(alice).get("/w/acme/")
+    html = page.content.decode()
+    assert 'id="chat-form"' in html and 'textarea id="message" name="message"' in html
+    assert '<button type="submit" class="primary">Send</button>' in html
+    csp = page["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "<script>" not in html and " style=" not in html  # no inline script or style
+
+
+def test_sending_starts_one_run_and_answers_with_its_live_fragment(alice, acme):
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/").content.decode())
+    response = client.post("/w/acme/send/", {"message": "Draft an access policy", "idempotency_key": key}, **HTMX)
+    assert response.status_code == 200
+    run = Run.objects.get()
+    html = response.content.decode()
+    assert f'id="run-{run.pk}"' in html and 'data-run-status="running"' in html
+    assert f'ws-connect="/ws/runs/{run.pk}/"' in html and 'hx-ext="ws"' in html
+    assert form_key(html) != key  # the next message gets a fresh key
+    assert response["HX-Push-Url"] == f"/w/acme/c/{run.conversation_id}/"
+    assert run.idempotency_key == key and run.created_by == alice
+
+
+def test_a_replayed_form_never_runs_twice(alice, acme):
+    client = client_for(alice)
+    data = {"message": "Draft an access policy", "idempotency_key": "k-123"}
+    first = client.post("/w/acme/send/", data, **HTMX)
+    data["conversation"] = Run.objects.get().conversation_id
+    again = client.post("/w/acme/send/", data, **HTMX)
+    assert Run.objects.count() == 1
+    assert 'class="exchange"' in first.content.decode() and 'class="exchange"' not in again.content.decode()
+
+
+def test_without_htmx_sending_redirects_to_the_conversation(alice, acme):
+    response = client_for(alice).post("/w/acme/send/", {"message": "Draft", "idempotency_key": "k"})
+    assert response.status_code == 302 and response.url == f"/w/acme/c/{Conversation.objects.get().pk}/"
+
+
+def test_an_empty_task_is_refused_and_nothing_is_started(alice, acme):
+    response = client_for(alice).post("/w/acme/send/", {"message": "  ", "idempotency_key": "k"}, **HTMX)
+    assert response["HX-Reswap"] == "none" and b"Write a task first." in response.content
+    assert Run.objects.count() == 0
+
+
+def test_the_user_text_is_escaped(alice, acme):
+    client = client_for(alice)
+    client.post("/w/acme/send/", {"message": "<script>alert(1)</script>", "idempotency_key": "k"}, **HTMX)
+    page = client.get(f"/w/acme/c/{Conversation.objects.get().pk}/").content.decode()
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_uploads_attach_files_and_report_refusals_by_name(alice, acme):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client = client_for(alice)
+    good = SimpleUploadedFile("scope.txt", b"Our scope is the Paris office.", content_type="text/plain")
+    bad = SimpleUploadedFile("<img src=x onerror=alert(1)>.exe", b"MZ\x90\x00\x03\x00\x00\x00" * 50,
+                             content_type="application/octet-stream")
+    response = client.post("/w/acme/upload/", {"files": [good, bad]}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    document = Document.objects.get()
+    assert document.name == "scope.txt" and document.conversation is not None
+    assert "not attached" in html and "&lt;img src=x onerror=alert(1)&gt;.exe" in html
+    assert "<img" not in html
+    assert response["HX-Push-Url"] == f"/w/acme/c/{document.conversation_id}/"
+
+
+def test_members_add_edit_and_delete_memories(alice, acme):
+    client = client_for(alice)
+    assert b"We are in Lyon." in client.post("/w/acme/memories/", {"text": "We are in Lyon."}, **HTMX).content
+    memory = Memory.objects.get()
+    client.post(f"/w/acme/memories/{memory.pk}/", {"text": "We are in Paris."}, **HTMX)
+    memory.refresh_from_db()
+    assert memory.text == "We are in Paris." and memory.updated_by == alice
+    assert b"between 1 and 4,000" in client.post(f"/w/acme/memories/{memory.pk}/", {"text": ""}, **HTMX).content
+    client.post(f"/w/acme/memories/{memory.pk}/delete/", **HTMX)
+    assert Memory.objects.count() == 0
+
+
+def test_auditors_see_memories_read_only(acme, carol):
+    Memory.objects.create(workspace=acme, text="We are in Lyon.")
+    page = client_for(carol).get("/w/acme/").content.decode()
+    assert "We are in Lyon." in page and "/memories/" not in page
