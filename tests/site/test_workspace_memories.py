@@ -1,0 +1,47 @@
+"""Memories: short workspace facts, edited and deleted with who and when on record."""
+from __future__ import annotations
+
+import pytest
+
+from beyond_site.workspaces import services
+from beyond_site.workspaces.models import Memory, Workspace, WorkspaceEvent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def workspace():
+    return Workspace.objects.create(slug="acme", name="Acme")
+
+
+def test_it_records_who_created_and_who_edited_a_memory(workspace, alice, bob):
+    memory = services.add_memory(workspace, "  Acme has 40 staff.  ", user=alice)
+    assert memory.text == "Acme has 40 staff." and memory.created_by == alice
+    services.edit_memory(memory, "Acme has 45 staff.", user=bob)
+    memory.refresh_from_db()
+    assert memory.text == "Acme has 45 staff."
+    assert memory.created_by == alice and memory.updated_by == bob and memory.updated_at >= memory.created_at
+    event = WorkspaceEvent.objects.get(action="memory_edited")
+    assert event.user == bob and event.detail == {"memory": memory.pk, "before": "Acme has 40 staff.",
+                                                  "after": "Acme has 45 staff."}
+
+
+def test_it_refuses_an_empty_or_overlong_edit_and_keeps_the_memory(workspace, alice):
+    memory = services.add_memory(workspace, "Scope: the Lyon clinics.", user=alice)
+    for bad in ("   ", "x" * 4001):
+        with pytest.raises(ValueError):
+            services.edit_memory(memory, bad, user=alice)
+    memory.refresh_from_db()
+    assert memory.text == "Scope: the Lyon clinics." and not WorkspaceEvent.objects.exists()
+
+
+def test_it_deletes_a_memory_and_keeps_a_record_of_who_did(workspace, alice):
+    memory = services.add_memory(workspace, "Obsolete fact.", user=alice)
+    services.delete_memory(memory, user=alice)
+    assert not Memory.objects.exists()
+    event = WorkspaceEvent.objects.get(action="memory_deleted")
+    assert event.user == alice and event.detail["text"] == "Obsolete fact." and event.at is not None
+
+
+def test_adding_the_same_memory_twice_keeps_one(workspace):
+    assert services.add_memory(workspace, "One fact.").pk == services.add_memory(workspace, "One fact.").pk
