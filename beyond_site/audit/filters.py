@@ -20,7 +20,8 @@ class RunFilterForm(forms.Form):
     badge = forms.ChoiceField(required=False, choices=BADGE_CHOICES, label="Badge present")
     date_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
-    model = forms.CharField(required=False, max_length=200, help_text="any role's model, part of the name")
+    model = forms.CharField(required=False, max_length=200, label="Model (any role)",
+                            widget=forms.TextInput(attrs={"placeholder": "e.g. glm"}))
     q = forms.CharField(required=False, max_length=500, label="Task contains")
 
 

@@ -5,6 +5,7 @@ made here may call a step "verified", "true" or "correct".
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from urllib.parse import urlsplit, urlunsplit
 
@@ -87,7 +88,7 @@ def event_summary(data: dict) -> str:
             size = len(value) if isinstance(value, (str, list, dict)) else 0
             parts.append(f"{key}: ({size} {'chars' if isinstance(value, str) else 'items'}, shown above)")
             continue
-        text = str(value)
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         if len(text) > SUMMARY_VALUE_CHARS:
             text = text[:SUMMARY_VALUE_CHARS] + "…"
         parts.append(f"{key}: {text}")
