@@ -37,12 +37,28 @@ class MemoryAdmin(admin.ModelAdmin):
     search_fields = ["text"]
     readonly_fields = ["created_by", "created_at", "updated_by", "updated_at"]
 
+    # Who changed a memory, and when, is recorded whichever door they came through: the admin goes
+    # through the same services as the chat.
     def save_model(self, request, obj, form, change):
-        # Who changed a memory is recorded whichever door they came through.
+        from beyond_site.workspaces import services
+
+        if change and "workspace" not in form.changed_data:
+            services.edit_memory(Memory.objects.get(pk=obj.pk), obj.text, request.user)
+            obj.refresh_from_db()
+            return
         if not change:
             obj.created_by = request.user
         obj.updated_by = request.user
         super().save_model(request, obj, form, change)
+
+    def delete_model(self, request, obj):
+        from beyond_site.workspaces.services import delete_memory
+
+        delete_memory(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for memory in queryset:
+            self.delete_model(request, memory)
 
 
 @admin.register(Document)

@@ -1,0 +1,58 @@
+"""`beyond_demo`: a demo workspace a newcomer can try at once, created idempotently."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from beyond_site.workspaces.models import Blob, Document, DocumentChunk, Membership, Memory, Workspace, WorkspaceEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def demo() -> str:
+    out = io.StringIO()
+    call_command("beyond_demo", stdout=out)
+    return out.getvalue()
+
+
+def snapshot() -> dict:
+    return {
+        "workspaces": list(Workspace.objects.values_list("slug", "name", "enabled_frameworks", "topology")),
+        "memories": list(Memory.objects.values_list("id", "text", "updated_at")),
+        "documents": list(Document.objects.values_list("id", "sha256", "name")),
+        "chunks": DocumentChunk.objects.count(),
+        "blobs": Blob.objects.count(),
+        "users": list(get_user_model().objects.values_list("username", "password")),
+        "memberships": list(Membership.objects.values_list("user__username", "workspace__slug", "role")),
+        "events": WorkspaceEvent.objects.count(),
+    }
+
+
+def test_it_creates_a_believable_demo_workspace_and_says_how_to_log_in(client, monkeypatch):
+    monkeypatch.delenv("BEYOND_DEMO_PASSWORD", raising=False)
+    out = demo()
+    assert "http://127.0.0.1:8000/" in out and "'demo'" in out and "demo-beyond-2026" in out
+    workspace = Workspace.objects.get(slug="demo")
+    assert workspace.enabled_frameworks == ["iso27001-2022", "gdpr"]
+    assert workspace.memories.count() >= 4
+    document = workspace.documents.get()
+    assert document.kind == "markdown" and "Access Control Policy" in document.text and document.chunks.exists()
+    assert Membership.objects.get(user__username="demo", workspace=workspace).role == "admin"
+    assert client.login(username="demo", password="demo-beyond-2026")
+
+
+def test_running_it_twice_changes_nothing():
+    demo()
+    before = snapshot()
+    assert "Ready: workspace demo" in demo()
+    assert snapshot() == before
+
+
+def test_it_takes_the_password_from_the_environment_without_printing_it(client, monkeypatch):
+    monkeypatch.setenv("BEYOND_DEMO_PASSWORD", "a-private-demo-secret")
+    out = demo()
+    assert "a-private-demo-secret" not in out and "BEYOND_DEMO_PASSWORD" in out
+    assert client.login(username="demo", password="a-private-demo-secret")

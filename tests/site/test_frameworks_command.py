@@ -1,0 +1,87 @@
+"""`beyond_frameworks import-oscal` and `list`: OSCAL catalogues become packs workspaces can enable."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from beyond_site.workspaces import services
+from beyond_site.workspaces.context import assemble_context
+from beyond_site.workspaces.frameworks import available_packs
+from beyond_site.workspaces.models import FrameworkPack, Workspace
+from tests.site.test_context_support import queued_run
+
+pytestmark = pytest.mark.django_db
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "oscal" / "nist-csf-2.0-govern-protect.json"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "oscal"
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command("beyond_frameworks", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_it_imports_an_oscal_catalogue_as_a_pack_a_workspace_can_enable():
+    out = run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
+    assert "Imported framework pack csf-lite (CSF Lite): 105 entries" in out
+    pack = available_packs()["csf-lite"]
+    assert pack.get("GV.OC").title == "Organizational Context"
+    workspace = Workspace.objects.create(slug="acme", name="Acme")
+    services.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
+    ctx = assemble_context(queued_run(workspace, "Describe our organizational context under CSF Lite"))
+    assert "CSF Lite" in ctx.enabled_frameworks
+    assert ("CSF Lite", "GV.OC") in {(e.framework, e.ref) for e in ctx.frameworks}
+    assert "csf-lite" in run("list") and "imported" in run("list")
+
+
+def test_importing_again_updates_the_pack_instead_of_duplicating_it():
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    assert "Updated framework pack csf-lite" in run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    assert FrameworkPack.objects.count() == 1
+
+
+def test_it_derives_key_and_name_from_the_catalogue_title():
+    run("import-oscal", str(FIXTURE))
+    row = FrameworkPack.objects.get()
+    assert row.name == "Electronic Version of NIST Cybersecurity Framework 2.0"
+    assert row.key == "electronic-version-of-nist-cybersecurity-framework-20"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "is not valid JSON"),
+    ("[1, 2]", "is not an OSCAL catalogue"),
+    ('{"profile": {}}', "is not an OSCAL catalogue"),
+    ('{"catalog": {"metadata": {"title": "Empty"}}}', "nothing to import"),
+    ('{"catalog": {"metadata": {}, "groups": [{"title": "no id"}]}}', "malformed OSCAL catalogue"),
+])
+def test_it_refuses_a_bad_file_with_a_clear_message(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(CommandError, match=message):
+        run("import-oscal", str(path), "--key", "bad")
+    assert not FrameworkPack.objects.exists()
+
+
+def test_it_refuses_a_missing_file_and_a_shipped_key(tmp_path):
+    with pytest.raises(CommandError, match="no such file"):
+        run("import-oscal", str(tmp_path / "nope.json"))
+    with pytest.raises(CommandError, match="shipped framework pack"):
+        run("import-oscal", str(FIXTURE), "--key", "gdpr")
+
+
+def test_it_lists_the_shipped_packs():
+    out = run("list")
+    assert "iso27001-2022" in out and "ISO/IEC 27001:2022" in out and "shipped" in out
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/oscal is not beside this checkout")
+@pytest.mark.parametrize("name, entries", [("NIST_SP-800-53_rev5_catalog-min_v5.0.1.json", 1209),
+                                           ("NIST_CSF_v2.0_catalog-min.json", 225)])
+def test_it_imports_the_full_nist_catalogues(name, entries):
+    out = run("import-oscal", str(SHARED / name), "--key", "imported-" + str(entries))
+    assert f": {entries} entries" in out
