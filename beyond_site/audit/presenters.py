@@ -95,16 +95,22 @@ def event_summary(data: dict) -> str:
     return "; ".join(parts)
 
 
-def event_rows(run: Run) -> list[dict]:
+def run_events(run: Run) -> list[RunEvent]:
+    return list(RunEvent.objects.filter(run=run).order_by("seq"))
+
+
+def event_rows(events: list[RunEvent]) -> list[dict]:
     return [{"seq": e.seq, "type": e.type, "at": e.at.isoformat(timespec="microseconds"),
              "summary": event_summary(e.data)}
-            for e in RunEvent.objects.filter(run=run).order_by("seq")]
+            for e in events]
 
 
-def step_notes(run: Run) -> dict[int, dict]:
+def step_notes(events: list[RunEvent]) -> dict[int, dict]:
     """Per step, what only the event log says: halt reasons and the issues that caused a re-render."""
     notes: dict[int, dict] = defaultdict(lambda: {"halt_reasons": [], "rerender_issues": []})
-    for e in RunEvent.objects.filter(run=run, type__in=["step_halted", "step_not_released", "step_rerendering"]):
+    for e in events:
+        if e.type not in ("step_halted", "step_not_released", "step_rerendering"):
+            continue
         step = e.data.get("step")
         if step is None:
             continue
@@ -115,11 +121,14 @@ def step_notes(run: Run) -> dict[int, dict]:
     return notes
 
 
-def detail_steps(trace: dict, run: Run) -> list[dict]:
+def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
     """The trace's steps, each with its label, halt reasons and re-render issues."""
-    notes = step_notes(run)
+    notes = step_notes(events)
+    # The trace calls a not-yet-settled step "not_released"; while the run goes on, it is pending.
+    pending = set(run.steps.filter(status=Step.PENDING).values_list("index", flat=True))
     steps = []
     for step in trace["steps"]:
         note = notes.get(step["index"], {"halt_reasons": [], "rerender_issues": []})
-        steps.append({**step, "label": step_label(step["status"], step["badge"]), **note})
+        status = Step.PENDING if step["index"] in pending else step["status"]
+        steps.append({**step, "label": step_label(status, step["badge"]), "css": step["badge"] or status, **note})
     return steps

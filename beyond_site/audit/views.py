@@ -60,10 +60,11 @@ def run_list(request, slug: str):
 def run_detail(request, slug: str, run_id: int):
     run = _get_run(request, slug, run_id)
     trace = presenters.redact_trace(run_trace(run))
+    events = presenters.run_events(run)
     return render(request, "audit/run_detail.html", {
         "workspace": run.workspace, "run": run, "trace": trace,
-        "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run),
-        "calls": run.model_calls.order_by("id"), "events": presenters.event_rows(run),
+        "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run, events),
+        "calls": run.model_calls.order_by("id"), "events": presenters.event_rows(events),
     })
 
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from beyond_site.runs.models import ModelCall, RunEvent
-from tests.scripting import PASS, fail
+from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from tests.scripting import PASS, brief, fail
 from tests.site.test_audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,3 +103,13 @@ def test_it_shows_a_failed_call_s_error_in_the_calls_table(auditor_client, tmp_p
     html = page(auditor_client, trace["run"]["id"])
     calls = html.split('id="calls"')[1].split("</section>")[0]
     assert "http_429" in calls
+
+
+def test_it_shows_a_running_run_s_unsettled_steps_as_pending(auditor_client, acme):
+    run = Run.objects.create(workspace=acme, task="Still going", topology={}, status=Run.RUNNING,
+                             brief=brief(2))
+    for s in brief(2)["steps"]:
+        Step.objects.create(run=run, index=s["index"], title=s["title"], content_spec=s["content_spec"])
+    html = page(auditor_client, run.pk)
+    assert BADGE.findall(html) == ["pending", "pending"]
+    assert "not finished" in html
