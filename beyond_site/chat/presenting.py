@@ -58,7 +58,7 @@ def progress_text(event: RunEvent | None, total: int, released: int) -> str:
         ev.SUMMARIZER_STARTED: "Summarizing…",
         ev.SUMMARY_READY: "Recap ready",
         ev.SUMMARY_FAILED: "No recap (the summarizer failed)",
-        ev.RUN_COMPLETED: "Finished",
+        ev.RUN_COMPLETED: f"Finished: {released} of {total} steps released",
         ev.RUN_HALTED: "Halted",
         ev.RUN_FAILED: "Failed",
     }

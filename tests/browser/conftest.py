@@ -1,0 +1,105 @@
+"""Browser tests: a real daphne on a free port, a file SQLite database, Debian's Chromium.
+
+Run on their own: `.venv/bin/python -m pytest -q tests/browser -p no:asyncio ...` (Playwright's
+event loop and pytest-asyncio clash). Nothing here uses pytest-django's database fixtures: the
+server's database is seeded through a subprocess, like an operator would.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.browser import scenarios
+
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the sync Playwright API leaves a loop running
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+PASSWORD = "correct horse battery staple"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    return {"executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS, "headless": True}
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """(base URL, seeded ids). One server for the session; each scenario is its own workspace."""
+    tmp = tmp_path_factory.mktemp("beyond")
+    scripts = {}
+    for name, build in scenarios.ALL.items():
+        path = tmp / f"{name}.json"
+        path.write_text(json.dumps(build()))
+        scripts[name] = str(path)
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DJANGO_SECRET_KEY": "browser-tests",
+           "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
+           "BEYOND_MEDIA_ROOT": str(tmp / "media"), "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
+    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
+    ids = json.loads(subprocess.run([PYTHON, "tests/browser/seed.py", json.dumps(scripts)], **run).stdout)
+    port = _free_port()
+    log = open(tmp / "daphne.log", "w")
+    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                             "beyond_site.asgi:application"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/accounts/login/", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne did not start: {(tmp / 'daphne.log').read_text()}") from None
+                time.sleep(0.2)
+        yield base, ids
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        if os.environ.get("BEYOND_SHOW_DAPHNE_LOG"):
+            sys.stderr.write((tmp / "daphne.log").read_text())
+
+
+def login(page, base: str, username: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/")
+
+
+@pytest.fixture
+def alice_page(page, server):
+    base, _ = server
+    login(page, base, "alice")
+    return page
+
+
+@pytest.fixture
+def dialogs(page):
+    seen = []
+    page.on("dialog", lambda dialog: (seen.append(dialog.message), dialog.dismiss()))
+    return seen
