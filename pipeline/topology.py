@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -34,6 +35,15 @@ class RoleConfig(BaseModel):
             raise ValueError('a scripted provider needs "path"')
         if self.provider == "openai" and not self.base_url:
             raise ValueError('an openai provider needs "base_url"')
+        if self.base_url:
+            url = urlsplit(self.base_url)
+            if url.scheme not in ("http", "https") or not url.netloc:
+                raise ValueError("base_url must be an http or https URL")
+            if "@" in url.netloc or url.query or url.fragment:
+                # Topologies are stored with every run and shown to auditors: a key in the URL
+                # would end up on pages and in exports. Keys come from the environment only.
+                raise ValueError("base_url must not carry credentials or a query string; "
+                                 "put the key in OPENAI_API_KEY or OPENROUTER_API_KEY")
         if self.provider in ("openrouter", "openai") and not self.model:
             raise ValueError(f'a {self.provider} provider needs "model"')
         if self.provider == "offline" and not self.model:

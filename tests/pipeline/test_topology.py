@@ -68,3 +68,11 @@ async def test_an_endpoint_profile_reaches_the_request():
         bad = parse_topology({r: {"provider": "openai", "model": "m", "base_url": "http://x", "profile": {"nope": 1}}
                               for r in ("planner", "executor", "verifier", "summarizer")})
         build_role_providers(bad, env={})
+
+
+@pytest.mark.parametrize("url", ["https://user:sk-secret@api.example.com/v1", "https://api.example.com/v1?key=sk-secret",
+                                 "ftp://api.example.com", "api.example.com/v1"])
+def test_a_base_url_cannot_carry_a_key_or_be_anything_but_http(url):
+    with pytest.raises(TopologyError, match="base_url") as caught:
+        parse_shorthand(f"openai:m@{url}")
+    assert "sk-secret" not in str(caught.value)
