@@ -13,7 +13,7 @@ from beyond_site.runs.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class NoWrites:
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -23,23 +23,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+
+class ReadOnlyAdmin(NoWrites, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields]
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(NoWrites, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class StepInline(ReadOnlyInline):

@@ -3,9 +3,26 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from beyond_site.runs.admin import NoWrites
+
 from beyond_site.workspaces.models import (
     Document, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
 )
+
+
+class DeleteThroughService:
+    """Deletions go through the workspace services, which record who deleted what."""
+
+    delete_service = ""
+
+    def delete_model(self, request, obj):
+        from beyond_site.workspaces import services
+
+        getattr(services, self.delete_service)(obj, request.user)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
 
 class MembershipInline(admin.TabularInline):
@@ -31,7 +48,8 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
+class MemoryAdmin(DeleteThroughService, admin.ModelAdmin):
+    delete_service = "delete_memory"
     list_display = ["__str__", "workspace", "updated_by", "updated_at"]
     list_filter = ["workspace"]
     search_fields = ["text"]
@@ -51,20 +69,12 @@ class MemoryAdmin(admin.ModelAdmin):
         obj.updated_by = request.user
         super().save_model(request, obj, form, change)
 
-    def delete_model(self, request, obj):
-        from beyond_site.workspaces.services import delete_memory
-
-        delete_memory(obj, request.user)
-
-    def delete_queryset(self, request, queryset):
-        for memory in queryset:
-            self.delete_model(request, memory)
-
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(DeleteThroughService, admin.ModelAdmin):
     """Files come in through add_document (extraction, limits, indexing), never through a form."""
 
+    delete_service = "delete_document"
     list_display = ["name", "workspace", "conversation", "kind", "size", "created_at"]
     list_filter = ["kind", "workspace"]
     search_fields = ["name", "sha256"]
@@ -77,15 +87,6 @@ class DocumentAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
-
-    def delete_model(self, request, obj):
-        from beyond_site.workspaces.services import delete_document
-
-        delete_document(obj, request.user)
-
-    def delete_queryset(self, request, queryset):
-        for document in queryset:
-            self.delete_model(request, document)
 
 
 @admin.register(FrameworkPack)
@@ -100,16 +101,9 @@ class FrameworkPackAdmin(admin.ModelAdmin):
 
 
 @admin.register(WorkspaceEvent)
-class WorkspaceEventAdmin(admin.ModelAdmin):
+class WorkspaceEventAdmin(NoWrites, admin.ModelAdmin):
+    """The workspace's change log: written by the services only, never edited."""
+
     list_display = ["at", "workspace", "user", "action"]
     list_filter = ["action", "workspace"]
     readonly_fields = ["workspace", "user", "action", "detail", "at"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
