@@ -100,24 +100,23 @@ def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
     return response
 
 
-@login_required
-@require_GET
-def export_markdown(request, slug, run_id):
-    run = _finished_run(request, slug, run_id)
-    if isinstance(run, HttpResponse):
-        return run
-    return _attachment(to_markdown(export_rows(run)).encode("utf-8"), "text/markdown; charset=utf-8",
-                       filename(run, "md"))
-
-
-@login_required
-@require_GET
-def export_docx(request, slug, run_id):
-    run = _finished_run(request, slug, run_id)
-    if isinstance(run, HttpResponse):
-        return run
+def _docx_bytes(rows: dict) -> bytes:
     buffer = io.BytesIO()
-    docx_writer.write(export_rows(run), buffer)
-    return _attachment(buffer.getvalue(),
-                       "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-                       filename(run, "docx"))
+    docx_writer.write(rows, buffer)
+    return buffer.getvalue()
+
+
+FORMATS = {
+    "md": ("text/markdown; charset=utf-8", lambda rows: to_markdown(rows).encode("utf-8")),
+    "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", _docx_bytes),
+}
+
+
+@login_required
+@require_GET
+def export(request, slug, run_id, ext):
+    run = _finished_run(request, slug, run_id)
+    if isinstance(run, HttpResponse):
+        return run
+    content_type, build = FORMATS[ext]
+    return _attachment(build(export_rows(run)), content_type, filename(run, ext))

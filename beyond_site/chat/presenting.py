@@ -14,7 +14,7 @@ from beyond_site.runs.models import Run, RunEvent, Step
 
 BADGES = {
     "passed": ("Passed", "The blind verifier found no contract violation in this step on first inspection. "
-               "That is not a guarantee that every statement is true: review before use."),
+               "It is not a guarantee of accuracy: review before use."),
     "passed_after_rerender": ("Passed after re-render", "The verifier found issues in the first draft; the step "
                               "was re-rendered once and the verifier found no contract violation in the second."),
     "warning": ("Warning", "The verifier found issues in both drafts. The step is released with those issues "
