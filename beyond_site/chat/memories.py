@@ -13,9 +13,7 @@ from django.views.decorators.http import require_POST
 
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Memory
-from beyond_site.workspaces.services import add_memory
-
-MAX_MEMORY_CHARS = 4000  # as workspaces.services.add_memory
+from beyond_site.workspaces.services import add_memory, delete_memory, edit_memory
 
 
 def _panel(request, membership, error: str = "", status: int = 200):
@@ -45,11 +43,10 @@ def add(request, slug):
 def edit(request, slug, memory_id):
     membership = access.require_membership(request, slug, access.WRITE)
     memory = get_object_or_404(Memory, pk=memory_id, workspace=membership.workspace)
-    text = request.POST.get("text", "").strip()
-    if not text or len(text) > MAX_MEMORY_CHARS:
-        return _panel(request, membership, "A memory is a short fact: between 1 and 4,000 characters.")
-    memory.text, memory.updated_by = text, request.user
-    memory.save(update_fields=["text", "updated_by", "updated_at"])
+    try:
+        edit_memory(memory, request.POST.get("text", ""), user=request.user)  # logged in the workspace's history
+    except ValueError as exc:
+        return _panel(request, membership, str(exc))
     return _panel(request, membership)
 
 
@@ -57,5 +54,5 @@ def edit(request, slug, memory_id):
 @require_POST
 def delete(request, slug, memory_id):
     membership = access.require_membership(request, slug, access.WRITE)
-    get_object_or_404(Memory, pk=memory_id, workspace=membership.workspace).delete()
+    delete_memory(get_object_or_404(Memory, pk=memory_id, workspace=membership.workspace), user=request.user)
     return _panel(request, membership)
