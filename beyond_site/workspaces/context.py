@@ -27,7 +27,6 @@ from beyond_site.workspaces.search import ranked_chunk_ids
 FRAMEWORK_SHARE = 0.10
 #: Room kept for the notes that say what was left out.
 NOTES_RESERVE = 120
-EXCERPT_GAP = "\n\n[…]\n\n"
 
 
 @dataclass
@@ -40,7 +39,7 @@ class _Doc:
 
     def header_tokens(self) -> int:
         title = "Uploaded document" if self.upload else "Workspace file"
-        return estimate_tokens(f"\n\n# {title}: {self.name} (excerpts: 999 of 999 parts)\n")
+        return estimate_tokens(f"\n\n# {title}: {self.name} (part 999 of 999)\n")
 
 
 def assemble_context(run, *, budget: int | None = None) -> Context:
@@ -143,13 +142,10 @@ def _choose_chunks(run, docs: dict[int, _Doc], room: int) -> tuple[set[int], dic
     queue = ([pk for pk in ranked if owner[pk].upload] + [pk for pk in in_order if owner[pk].upload]
              + [pk for pk in ranked if not owner[pk].upload] + [pk for pk in in_order if not owner[pk].upload])
     chosen: set[int] = set()
-    started: set[int] = set()
     for pk in queue:
-        doc = owner[pk]
-        price = cost[pk] + (0 if doc.id in started else doc.header_tokens())
+        price = cost[pk] + owner[pk].header_tokens()  # an excerpt is a section of its own
         if price <= room:
             chosen.add(pk)
-            started.add(doc.id)
             room -= price
     left_out: dict[int, list[int]] = defaultdict(list)
     for pk, doc in owner.items():
@@ -168,20 +164,13 @@ def _render_documents(docs: dict[int, _Doc], chosen: set[int]):
         kept = [(ordinal, pk) for ordinal, pk, _ in doc.chunks if pk in chosen]
         if not kept:
             continue
-        pieces: list[str] = []
-        previous = -1
-        for ordinal, pk in kept:
-            if pieces:
-                pieces.append("\n\n" if ordinal == previous + 1 else EXCERPT_GAP)
-            elif ordinal != 0:
-                pieces.append("[…]\n\n")
-            pieces.append(texts[pk])
-            previous = ordinal
-        if previous != doc.chunks[-1][0]:
-            pieces.append("\n\n[…]")
-        name = doc.name
-        if len(kept) < len(doc.chunks):
-            name = f"{doc.name} (excerpts: {len(kept)} of {len(doc.chunks)} parts)"
-        item = ContextDocument(name, "".join(pieces), doc.sha256, "upload" if doc.upload else "file")
-        (uploads if doc.upload else files).append(item)
+        kind = "upload" if doc.upload else "file"
+        if len(kept) == len(doc.chunks):
+            items = [ContextDocument(doc.name, "\n\n".join(texts[pk] for _, pk in kept), doc.sha256, kind)]
+        else:
+            # Each excerpt is its own section, named by its place in the document: the same part
+            # renders the same bytes whatever task chose it, so it is stored once across runs.
+            items = [ContextDocument(f"{doc.name} (part {ordinal + 1} of {len(doc.chunks)})", texts[pk],
+                                     doc.sha256, kind) for ordinal, pk in kept]
+        (uploads if doc.upload else files).extend(items)
     return tuple(files), tuple(uploads)

@@ -34,7 +34,7 @@ def test_it_puts_everything_in_when_it_fits(workspace):
     ctx = assemble_context(queued_run(workspace, TASK), budget=1_000_000)
     assert [d.name for d in ctx.files] == [f"garden-{n}.md" for n in range(6)] + ["zz-backups.md"]
     assert ctx.notes == ()
-    assert all("excerpts" not in d.name for d in ctx.files)
+    assert all("(part " not in d.name for d in ctx.files)
 
 
 def test_it_keeps_memories_and_the_conversation_and_ranks_chunks_by_relevance(workspace):
@@ -46,8 +46,8 @@ def test_it_keeps_memories_and_the_conversation_and_ranks_chunks_by_relevance(wo
     assert "MEMORY-MARKER" in text and "HISTORY-MARKER" in text
     names = [d.name for d in ctx.files]
     assert names[-1] == "zz-backups.md"  # the on-topic document, whole, despite sorting last by name
-    assert all("(excerpts:" in n for n in names[:-1])  # the unrelated ones only fill what room is left
-    assert len(names) <= 3
+    assert all("(part " in n for n in names[:-1])  # the unrelated ones only fill what room is left
+    assert len({n.split(" (part ")[0] for n in names}) <= 3
     assert estimate_tokens(text) <= budget
     [note] = [n for n in ctx.notes if "chunks" in n]
     assert "documents left out to fit the context budget" in note

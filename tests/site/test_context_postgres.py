@@ -2,7 +2,7 @@
 
 pytest-django builds its test database from settings.DATABASES, fixed when Django starts, so the
 PostgreSQL run is a child `pytest` process with DATABASE_URL pointing at PostgreSQL (its test
-database gets a per-process name, so parallel runs do not collide). Skipped when no PostgreSQL
+database gets a per-process name, so parallel runs do not collide). Fails when no PostgreSQL
 answers at BEYOND_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 Same thing by hand:
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/beyond .venv/bin/python -m pytest -q \
@@ -36,7 +36,7 @@ def _postgres_answers() -> bool:
 @pytest.mark.skipif(os.getenv("BEYOND_IN_POSTGRES_CHILD") == "1", reason="already the PostgreSQL run")
 def test_it_passes_the_context_tests_on_postgresql():
     if not _postgres_answers():
-        pytest.skip(f"no PostgreSQL at {SERVER}")
+        pytest.fail(f"no PostgreSQL at {SERVER}: every Beyond machine runs one (`make services` starts it)")
     database = SERVER.rsplit("/", 1)[0] + f"/beyond_ctx_{os.getpid()}"
     env = {**os.environ, "DATABASE_URL": database, "BEYOND_IN_POSTGRES_CHILD": "1"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *MODULES],
