@@ -5,7 +5,6 @@ every object is looked up through the caller's workspace, so authorization has o
 """
 from __future__ import annotations
 
-import contextvars
 import secrets
 
 from asgiref.sync import sync_to_async
@@ -114,10 +113,7 @@ async def send(request, slug):
     """Start a run for the typed task and answer at once with its (live) fragment."""
     response, run_id = await sync_to_async(_start_from_form)(request, slug)
     if run_id is not None:
-        # A fresh context: a task created here would otherwise inherit this request's asgiref
-        # thread-sensitive executor, which shuts down with the request ("CurrentThreadExecutor
-        # already quit"), and every database call of the run would fail.
-        contextvars.Context().run(schedule_run, run_id)
+        schedule_run(run_id)
     return response
 
 

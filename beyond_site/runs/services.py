@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import socket
@@ -166,7 +167,10 @@ SWEEP_S = 15
 
 
 def _spawn(coro) -> asyncio.Task:
-    task = asyncio.get_running_loop().create_task(coro)
+    # A fresh context: a task created inside a request would inherit the request's asgiref
+    # thread-sensitive executor, which shuts down with the request ("CurrentThreadExecutor
+    # already quit"), and every database call of the run would then fail.
+    task = asyncio.get_running_loop().create_task(coro, context=contextvars.Context())
     _background.add(task)  # the loop keeps only weak references to tasks
     task.add_done_callback(_background.discard)
     return task
