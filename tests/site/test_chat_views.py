@@ -177,3 +177,10 @@ def test_auditors_see_memories_read_only(acme, carol):
     Memory.objects.create(workspace=acme, text="We are in Lyon.")
     page = client_for(carol).get("/w/acme/").content.decode()
     assert "We are in Lyon." in page and "/memories/" not in page
+
+
+def test_the_chat_links_to_the_run_history_which_an_auditor_can_read(acme, carol):
+    client = client_for(carol)
+    page = client.get("/w/acme/").content.decode()
+    assert 'href="/w/acme/audit/"' in page
+    assert client.get("/w/acme/audit/").status_code == 200
