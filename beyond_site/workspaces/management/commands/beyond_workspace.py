@@ -50,7 +50,12 @@ class Command(BaseCommand):
                 self.stdout.write(f"{verb}: {document.name} ({document.kind}, {document.size} bytes, "
                                   f"{len(document.text)} characters of text)")
             elif action == "add-member":
-                membership = services.add_member(workspace, opts["username"], opts["role"])
+                # Scripted set-up adds people before they ever logged in: a missing user is created
+                # with no usable password, to be set by them or an admin.
+                membership = services.add_member(workspace, opts["username"], opts["role"], create_user=True)
                 self.stdout.write(f"{membership.user.username} is {membership.role} of {workspace.slug}")
+                if not membership.user.has_usable_password():
+                    self.stdout.write(f"{membership.user.username} has no password yet: "
+                                      f"manage.py changepassword {membership.user.username}")
         except (ValueError, services.DocumentRefused) as exc:
             raise CommandError(str(exc)) from None
