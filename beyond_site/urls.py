@@ -5,5 +5,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
+    path("w/<slug:slug>/settings/", include("beyond_site.workspaces.urls")),
     path("", include("beyond_site.chat.urls")),
 ]

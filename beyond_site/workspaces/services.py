@@ -163,3 +163,76 @@ def save_framework_pack(data: dict) -> tuple[FrameworkPack, bool]:
     pack_from_dict(data)  # refuse a malformed pack before storing it
     row, created = FrameworkPack.objects.update_or_create(key=key, defaults={"name": name, "data": data})
     return row, created
+
+
+class LastAdminError(ValueError):
+    """Removing or demoting this member would leave the workspace without an admin."""
+
+
+def _other_admins(membership: Membership) -> int:
+    return (Membership.objects.select_for_update()
+            .filter(workspace_id=membership.workspace_id, role=Membership.ADMIN)
+            .exclude(pk=membership.pk).count())
+
+
+def add_existing_member(workspace: Workspace, username: str, role: str, user=None) -> Membership:
+    """Add an existing user with `role` (logged); ValueError for an unknown user, an unknown role or
+    someone already a member (their role is changed with change_role, which guards the last admin)."""
+    username = (username or "").strip()
+    if Membership.objects.filter(workspace=workspace, user__username=username).exists():
+        raise ValueError(f"{username} is already a member of this workspace; change their role instead")
+    with transaction.atomic():
+        membership = add_member(workspace, username, role)
+        _log(workspace, user, "member_added", username=username, role=role)
+    return membership
+
+
+@transaction.atomic
+def change_role(membership: Membership, role: str, user=None) -> Membership:
+    """Give a member another role (logged); LastAdminError rather than demote the last admin."""
+    if role not in dict(Membership.ROLES):
+        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
+    if role == membership.role:
+        return membership
+    if membership.role == Membership.ADMIN and not _other_admins(membership):
+        raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
+                             "make another member an admin first")
+    _log(membership.workspace, user, "member_role_changed", username=membership.user.get_username(),
+         before=membership.role, after=role)
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def remove_member(membership: Membership, user=None) -> None:
+    """Remove a member (logged); LastAdminError rather than remove the last admin."""
+    membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
+    if membership.role == Membership.ADMIN and not _other_admins(membership):
+        raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
+                             "make another member an admin first")
+    _log(membership.workspace, user, "member_removed", username=membership.user.get_username(),
+         role=membership.role)
+    membership.delete()
+
+
+def set_topology(workspace: Workspace, topology, user=None, *, allow_scripted: bool = False) -> dict | None:
+    """Store the workspace's model per role (validated with parse_topology; TopologyError leaves the
+    workspace as it was), or None for "BEYOND_PROVIDER for every role". A scripted provider reads a
+    file on the server, so it is refused unless the caller (a command, not a web form) allows it."""
+    from pipeline.topology import ROLES, TopologyError, parse_topology
+
+    stored = None
+    if topology is not None:
+        parsed = parse_topology(topology)
+        scripted = [role for role in ROLES if parsed.role(role).provider == "scripted"]
+        if scripted and not allow_scripted:
+            raise TopologyError(f"a scripted provider cannot be set here ({', '.join(scripted)})")
+        stored = parsed.as_json()
+    if stored != workspace.topology:
+        with transaction.atomic():
+            _log(workspace, user, "topology_changed", before=workspace.topology, after=stored)
+            workspace.topology = stored
+            workspace.save(update_fields=["topology"])
+    return stored

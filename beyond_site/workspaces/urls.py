@@ -1,0 +1,14 @@
+from django.urls import path
+
+from beyond_site.workspaces import views
+
+# Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
+app_name = "workspaces"
+urlpatterns = [
+    path("", views.settings_page, name="settings"),
+    path("frameworks/", views.frameworks, name="frameworks"),
+    path("topology/", views.topology, name="topology"),
+    path("members/", views.member_add, name="member_add"),
+    path("members/<int:membership_id>/role/", views.member_role, name="member_role"),
+    path("members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),
+]

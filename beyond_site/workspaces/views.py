@@ -1,0 +1,172 @@
+"""The workspace settings page, for the workspace's admins: enabled frameworks, the model per role
+(topology) and members.
+
+Every view starts from `require_membership(..., ADMIN)`: 404 for non-members, 403 for members and
+auditors. Changes go through beyond_site.workspaces.services (which log them); a valid POST
+redirects with a message, an invalid one renders the page again with the errors by the fields.
+API keys are never shown or accepted: the page says only whether each is set in the environment.
+"""
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from beyond_site.workspaces import access, services
+from beyond_site.workspaces.forms import AddMemberForm, FrameworksForm, RoleForm, TopologyForm
+from beyond_site.workspaces.frameworks import available_packs
+from beyond_site.workspaces.models import Membership
+from pipeline.topology import ROLES, TopologyError, parse_shorthand
+
+KEY_VARIABLES = ("OPENROUTER_API_KEY", "OPENAI_API_KEY")
+
+
+def _settings_url(slug: str) -> str:
+    return reverse("workspaces:settings", args=[slug])
+
+
+def _server_default() -> dict:
+    """What BEYOND_PROVIDER gives each role: provider and model only (no path, no URL)."""
+    try:
+        topology = parse_shorthand(settings.BEYOND_PROVIDER)
+    except TopologyError:
+        return {"error": "BEYOND_PROVIDER is not a valid provider shorthand: runs will fail until it is fixed."}
+    return {"roles": [(role, topology.role(role).provider, topology.role(role).model) for role in ROLES]}
+
+
+def _page(request, membership, *, status=200, packs=None, **forms):
+    workspace = membership.workspace
+    packs = packs if packs is not None else available_packs()
+    current = workspace.topology if isinstance(workspace.topology, dict) else None
+    members = workspace.memberships.select_related("user").order_by("user__username")
+    ctx = {
+        "workspace": workspace,
+        "membership": membership,
+        "frameworks_form": forms.get("frameworks_form") or FrameworksForm(
+            packs=packs, initial={"frameworks": [k for k in workspace.enabled_frameworks or [] if k in packs]}),
+        "topology_form": forms.get("topology_form") or TopologyForm(current=current),
+        "add_member_form": forms.get("add_member_form") or AddMemberForm(),
+        "members": [(m, RoleForm(initial={"role": m.role}, auto_id=f"id_member{m.pk}_%s")) for m in members],
+        "admin_count": sum(m.role == Membership.ADMIN for m in members),
+        "server_default": _server_default(),
+        "beyond_provider_set": bool(os.environ.get("BEYOND_PROVIDER", "").strip()),
+        "keys": [(name, bool(os.environ.get(name, "").strip())) for name in KEY_VARIABLES],
+        "scripted_roles": [role for role in ROLES
+                           if isinstance((current or {}).get(role), dict)
+                           and current[role].get("provider") == "scripted"],
+        "profiled_roles": [role for role in ROLES
+                           if isinstance((current or {}).get(role), dict) and current[role].get("profile")],
+    }
+    return render(request, "workspaces/settings.html", ctx, status=status)
+
+
+@login_required
+@require_GET
+def settings_page(request, slug):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    return _page(request, membership)
+
+
+@login_required
+@require_POST
+def frameworks(request, slug):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    packs = available_packs()
+    form = FrameworksForm(request.POST, packs=packs)
+    if not form.is_valid():
+        return _page(request, membership, status=400, packs=packs, frameworks_form=form)
+    enabled = services.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
+                                              user=request.user)
+    if enabled:
+        names = ", ".join(packs[key].name for key in enabled)
+        messages.success(request, f"Enabled frameworks saved: {names}.")
+    else:
+        messages.warning(request, "No framework is enabled now: the planner will cite no framework.")
+    return redirect(_settings_url(slug))
+
+
+@login_required
+@require_POST
+def topology(request, slug):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    workspace = membership.workspace
+    form = TopologyForm(request.POST, current=workspace.topology)
+    if not form.is_valid():
+        return _page(request, membership, status=400, topology_form=form)
+    try:
+        stored = services.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
+    except TopologyError as exc:
+        form.add_error(None, str(exc))
+        return _page(request, membership, status=400, topology_form=form)
+    messages.success(request, "Models saved: the next run uses " +
+                     ("a model per role as set here." if stored else "the server default (BEYOND_PROVIDER)."))
+    return redirect(_settings_url(slug))
+
+
+@login_required
+@require_POST
+def member_add(request, slug):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    form = AddMemberForm(request.POST)
+    if form.is_valid():
+        try:
+            added = services.add_existing_member(membership.workspace, form.cleaned_data["username"],
+                                                 form.cleaned_data["role"], user=request.user)
+        except ValueError as exc:
+            form.add_error("username", str(exc))
+        else:
+            messages.success(request, f"{added.user.get_username()} added as {added.get_role_display().lower()}.")
+            return redirect(_settings_url(slug))
+    return _page(request, membership, status=400, add_member_form=form)
+
+
+def _member(membership, membership_id) -> Membership:
+    return get_object_or_404(Membership.objects.select_related("user"), pk=membership_id,
+                             workspace=membership.workspace)
+
+
+def _after_change(request, slug):
+    """Back to the settings page, or to the chat if the caller is no longer an admin here."""
+    mine = access.membership_for(request.user, slug)
+    if mine is None:
+        return redirect("chat:home")
+    if not access.allows(mine, access.ADMIN):
+        return redirect("chat:workspace", slug)
+    return redirect(_settings_url(slug))
+
+
+@login_required
+@require_POST
+def member_role(request, slug, membership_id):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    target = _member(membership, membership_id)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose admin, member or auditor.")
+        return redirect(_settings_url(slug))
+    try:
+        changed = services.change_role(target, form.cleaned_data["role"], user=request.user)
+    except services.LastAdminError as exc:
+        messages.error(request, str(exc))
+        return redirect(_settings_url(slug))
+    messages.success(request, f"{changed.user.get_username()} is now {changed.get_role_display().lower()}.")
+    return _after_change(request, slug)
+
+
+@login_required
+@require_POST
+def member_remove(request, slug, membership_id):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    target = _member(membership, membership_id)
+    try:
+        services.remove_member(target, user=request.user)
+    except services.LastAdminError as exc:
+        messages.error(request, str(exc))
+        return redirect(_settings_url(slug))
+    messages.success(request, f"{target.user.get_username()} removed from the workspace.")
+    return _after_change(request, slug)
