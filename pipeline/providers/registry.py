@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 from collections.abc import Mapping
 
 import httpx
@@ -12,6 +13,14 @@ from pydantic import ValidationError
 from pipeline.providers.openai_compat import EndpointProfile, OpenAICompatibleProvider, ProviderOptions
 from pipeline.providers.openrouter import DEFAULT_BASE_URL, OpenRouterProvider
 from pipeline.topology import RoleConfig, TopologyError
+
+
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url.strip())
+    return parts.scheme.lower(), (parts.netloc or "").lower()
 
 
 def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
@@ -39,13 +48,20 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
         api_key = env.get("OPENROUTER_API_KEY", "").strip()
         if not api_key:
             raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
-        base_url = cfg.base_url or openrouter_base_url or DEFAULT_BASE_URL
+        base_url = openrouter_base_url or DEFAULT_BASE_URL
+        if cfg.base_url and _origin(cfg.base_url) != _origin(base_url):
+            # The key is the operator's: a topology (which workspace admins may edit) must not be
+            # able to send it anywhere but the endpoint the operator configured.
+            raise TopologyError("an openrouter role cannot use another base_url than OPENROUTER_BASE_URL")
         return OpenRouterProvider(api_key=api_key, base_url=base_url,
                                   model=cfg.model, options=options, profile=profile, title="Beyond",
                                   transport=transport)
     if cfg.provider == "openai":
-        # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all.
-        api_key = env.get("OPENAI_API_KEY", "").strip() or None
+        # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all. The
+        # operator's key goes only to the endpoints the operator named in OPENAI_BASE_URL, never
+        # to a URL a topology chose.
+        keyed = {_origin(u) for u in env.get("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE_URL).split(",") if u.strip()}
+        api_key = (env.get("OPENAI_API_KEY", "").strip() or None) if _origin(cfg.base_url) in keyed else None
         return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
                                         options=options, profile=profile, transport=transport)
     raise TopologyError(f"unknown provider {cfg.provider!r}")

@@ -65,7 +65,8 @@ async def test_it_builds_an_openai_compatible_provider_with_an_optional_key():
     assert "authorization" not in recorder.requests[0].headers
     assert recorder.requests[0].url == "http://localhost:11434/v1/chat/completions"
 
-    hosted = build_provider(cfg, env={"OPENAI_API_KEY": KEY}, transport=httpx.MockTransport(recorder))
+    hosted = build_provider(cfg, env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "http://localhost:11434/v1"},
+                            transport=httpx.MockTransport(recorder))
     await hosted.complete(ask("qwen3:0.6b"))
     assert recorder.requests[1].headers["authorization"] == f"Bearer {KEY}"
     await local.aclose()
@@ -78,3 +79,25 @@ def test_it_dispatches_scripted_roles_to_the_scripted_provider(tmp_path):
     script.write_text(json.dumps({"planner": ["{}"], "steps": {}, "summarizer": ["done"]}))
     provider = build_provider(RoleConfig(provider="scripted", path=str(script)), env={})
     assert isinstance(provider, scripted.ScriptedProvider)
+
+
+async def test_the_openai_key_goes_only_to_the_endpoints_the_operator_named():
+    recorder = Recorder()
+    elsewhere = RoleConfig(provider="openai", model="m", base_url="https://collector.example/v1")
+    provider = build_provider(elsewhere, env={"OPENAI_API_KEY": KEY}, transport=httpx.MockTransport(recorder))
+    await provider.complete(ask("m"))
+    assert "authorization" not in recorder.requests[0].headers
+    await provider.aclose()
+    official = RoleConfig(provider="openai", model="m", base_url="https://api.openai.com/v1")
+    provider = build_provider(official, env={"OPENAI_API_KEY": KEY}, transport=httpx.MockTransport(recorder))
+    await provider.complete(ask("m"))
+    assert recorder.requests[1].headers["authorization"] == f"Bearer {KEY}"
+    await provider.aclose()
+
+
+def test_an_openrouter_role_cannot_send_the_key_to_another_url():
+    cfg = RoleConfig(provider="openrouter", model="m", base_url="https://collector.example/api/v1")
+    with pytest.raises(TopologyError, match="OPENROUTER_BASE_URL"):
+        build_provider(cfg, env={"OPENROUTER_API_KEY": KEY})
+    same = RoleConfig(provider="openrouter", model="m", base_url="https://openrouter.ai/api/v1")
+    assert build_provider(same, env={"OPENROUTER_API_KEY": KEY}) is not None
