@@ -37,8 +37,9 @@ BADGE_WARNING = "warning"
 class RunSettings:
     #: Steps rendered and verified at once within one run.
     concurrency: int = 8
-    #: A guard above the providers' own timeouts: a call that hangs longer is a timeout error.
-    call_timeout_s: float = 600.0
+    #: A last guard, above the providers' own timeouts and transport retries (an HTTP attempt may
+    #: take 15 minutes, and it may be tried four times): a call that hangs longer is a timeout.
+    call_timeout_s: float = 7200.0
     session_id: str | None = None
 
 
@@ -110,12 +111,18 @@ class Orchestrator:
                 self._emit(ev.RUN_COMPLETED)
         except Exception as exc:  # a bug of ours must fail the run loudly, never release anything
             log.exception("run crashed")
+            await self._settle_steps()  # the failure must be the run's last word
             self._emit(ev.RUN_FAILED, reason=f"internal error: {type(exc).__name__}")
         finally:
-            for task in self._step_tasks.values():
-                task.cancel()
-            await asyncio.gather(*self._step_tasks.values(), return_exceptions=True)
+            await self._settle_steps()
             self._queue.put_nowait(None)
+
+    async def _settle_steps(self, after: int = 0) -> None:
+        """Cancel the step tasks after step `after` and wait until they have stopped."""
+        tasks = [task for index, task in self._step_tasks.items() if index > after]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- model calls -----------------------------------------------------------------------------
     async def _call(self, request: CompletionRequest) -> Completion:
@@ -126,14 +133,28 @@ class Orchestrator:
         completion: Completion | None = None
         error: ProviderError | None = None
         try:
-            completion = await asyncio.wait_for(provider.complete(request), self.settings.call_timeout_s)
-        except asyncio.TimeoutError:
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation
+            # that arrives as the call completes, and a cancelled step would go on paying.
+            async with asyncio.timeout(self.settings.call_timeout_s):
+                completion = await provider.complete(request)
+        except TimeoutError:
             error = ProviderError("timeout", f"no reply within {self.settings.call_timeout_s:g} s")
+        except asyncio.CancelledError:
+            # A later step stopped by a halt: the call still happened, and the record says so.
+            self._emit_call(request, cfg, started, None, ProviderError("cancelled", "the run no longer needs this call"))
+            raise
         except ProviderError as exc:
             error = exc
         except Exception as exc:  # a provider bug is that call's crash, not the run's
             log.exception("provider %s crashed", cfg.provider)
             error = ProviderError("crash", f"the provider failed unexpectedly ({type(exc).__name__})")
+        self._emit_call(request, cfg, started, completion, error)
+        if error:
+            raise error
+        return completion
+
+    def _emit_call(self, request: CompletionRequest, cfg, started: float, completion: Completion | None,
+                   error: ProviderError | None) -> None:
         usage = completion.usage if completion else None
         self._emit(
             ev.MODEL_CALL, messages=request.messages,
@@ -148,27 +169,27 @@ class Orchestrator:
             finish_reason=completion.finish_reason if completion else None,
             error=str(error) if error else None,
         )
-        if error:
-            raise error
-        return completion
 
     # -- planner ---------------------------------------------------------------------------------
     async def _plan(self) -> Brief | None:
         cfg = self.topology.planner
         error: str | None = None
-        previous: str | None = None
+        rejected: tuple[str, str] | None = None  # (reply, why) when a reply came but did not parse
         for attempt in (1, 2):
             self._emit(ev.PLANNER_STARTED, attempt=attempt)
-            request = build_planner_request(self.ctx, cfg, retry_error=error, previous_reply=previous,
+            # After an unusable reply the planner is told why; after a transport error the same
+            # request is simply sent again.
+            request = build_planner_request(self.ctx, cfg, retry_error=rejected[1] if rejected else None,
+                                            previous_reply=rejected[0] if rejected else None,
                                             session_id=self.settings.session_id)
+            reply: str | None = None
             try:
-                completion = await self._call(request)
-                previous = completion.text
-                brief = parse_brief(completion.text)
+                reply = (await self._call(request)).text
+                brief = parse_brief(reply)
             except (ProviderError, ReplyError) as exc:
                 error = str(exc)
-                self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error,
-                           raw=previous if isinstance(exc, ReplyError) else None)
+                rejected = (reply, error) if isinstance(exc, ReplyError) else rejected
+                self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error, raw=reply)
                 continue
             self._emit(ev.BRIEF_READY, brief=brief.model_dump(mode="json"))
             return brief
@@ -193,8 +214,7 @@ class Orchestrator:
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the
         # halt is the last word of the run and nothing of theirs is recorded after it.
-        self._cancel_steps_after(outcome.index)
-        await asyncio.gather(*self._step_tasks.values(), return_exceptions=True)
+        await self._settle_steps(after=outcome.index)
         self._emit(ev.STEP_HALTED, step=outcome.index, reason=outcome.halt_reason)
         for later in brief.steps[outcome.index:]:
             self._emit(ev.STEP_NOT_RELEASED, step=later.index)

@@ -5,6 +5,7 @@ The verifier's request is built by `build_verifier_request` from the brief and t
 """
 from __future__ import annotations
 
+import hashlib
 import json
 
 from pipeline import prompts
@@ -37,6 +38,12 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
                     session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
 
 
+def draft_fence(draft: str) -> str:
+    """A delimiter the draft cannot contain: it is derived from the draft's own hash, so text an
+    executor copied from a hostile upload cannot close the draft early and speak to the verifier."""
+    return "DRAFT-" + hashlib.sha256(draft.encode("utf-8")).hexdigest()[:16]
+
+
 def format_issues(issues: list[Issue]) -> str:
     lines = []
     for n, issue in enumerate(issues, 1):
@@ -57,7 +64,7 @@ def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConf
         step_part = prompts.render("executor_step", **common)
     else:
         step_part = prompts.render("executor_rerender", **common, issues=format_issues(issues or []),
-                                   draft=failed_draft or "")
+                                   draft=failed_draft or "", fence=draft_fence(failed_draft or ""))
     messages = [Message("system", prompts.load("executor")), Message("user", stable), Message("user", step_part)]
     return _request("executor", cfg, messages, step_index=index, attempt=attempt, session_id=session_id,
                     payload={"context": ctx, "brief": brief, "step": step, "attempt": attempt,
@@ -68,7 +75,7 @@ def build_verifier_input(brief: Brief, index: int, draft: str) -> str:
     """The verifier's whole view of the world: the brief and one step draft, nothing else."""
     step = brief.step(index)
     return prompts.render("verifier_input", brief=brief_as_json(brief), index=index, total=len(brief.steps),
-                          title=step.title, content_spec=step.content_spec, draft=draft)
+                          title=step.title, content_spec=step.content_spec, draft=draft, fence=draft_fence(draft))
 
 
 def build_verifier_request(brief: Brief, index: int, draft: str, cfg: RoleConfig, *, attempt: int = 1,

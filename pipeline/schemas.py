@@ -64,7 +64,7 @@ IssueType = Literal["step_contract", "contradiction", "altered_citation", "inven
 
 
 class Issue(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     type: IssueType
     detail: str = Field(min_length=1)
@@ -74,10 +74,12 @@ class Issue(BaseModel):
 class Verdict(BaseModel):
     """The verifier's strict verdict. `pass` must agree with `issues` (SPEC 4)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Strict on purpose (SPEC 4): exactly {"pass", "issues"}, no alias, no default. A reply that
+    # says {"passed": true} or leaves out "issues" is unparseable and can never count as a pass.
+    model_config = ConfigDict(extra="forbid")
 
     passed: StrictBool = Field(alias="pass")
-    issues: list[Issue] = Field(default_factory=list)
+    issues: list[Issue]
 
     @model_validator(mode="after")
     def _pass_agrees_with_issues(self) -> Verdict:

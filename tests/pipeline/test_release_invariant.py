@@ -18,7 +18,8 @@ ERRORS = [{"error": e} for e in ("timeout", "http_500", "http_429", "crash")]
 verifier_reply = st.one_of(
     st.just(PASS), st.just(fail()), st.sampled_from(ERRORS),
     st.sampled_from(["", "nonsense", '{"pass": true, "issues": [{"type": "contradiction", "detail": "x"}]}',
-                     '{"pass": false, "issues": []}', "[]", '{"pass": 1, "issues": []}']),
+                     '{"pass": false, "issues": []}', "[]", '{"pass": 1, "issues": []}',
+                     '{"passed": true}', '{"pass": true}', '{"pass": true, "issues": [], "reason": "ok"}']),
 )
 executor_reply = st.one_of(
     st.text(min_size=0, max_size=30).map(lambda t: f"Draft {t}"),

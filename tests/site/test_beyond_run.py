@@ -87,6 +87,9 @@ def test_it_calls_the_verifier_again_after_a_verifier_error(workspace, tmp_path)
      json.dumps({"pass": False, "issues": []})],
     [json.dumps({"pass": "true", "issues": []}), {"error": "crash"}],
     [json.dumps([{"pass": True}]), json.dumps({"pass": True, "issues": [], "verdict": "ok"})],
+    [json.dumps({"passed": True}), json.dumps({"pass": True})],  # no alias, no default for issues
+    [json.dumps({"pass": False, "issues": [{"type": "contradiction", "detail": "  "}]}),
+     json.dumps({"pass": False, "issues": [{"type": "style", "detail": "too long"}]})],
 ])
 def test_it_halts_when_the_verifier_gives_no_parseable_verdict_twice(workspace, tmp_path, bad_replies):
     trace = run_script(tmp_path, scripting.script({
