@@ -19,10 +19,10 @@ class RoleConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     provider: Literal["offline", "scripted", "openrouter", "openai"]
-    model: str = ""
+    model: str = Field(default="", max_length=200)
     effort: Literal["high", "medium", "low"] | None = None
     path: str | None = None
-    base_url: str | None = None
+    base_url: str | None = Field(default=None, max_length=500)
     max_tokens: int | None = Field(default=None, ge=1)
     #: What an OpenAI-compatible endpoint accepts, e.g. {"reasoning_effort": false} for a model
     #: that rejects the parameter, {"structured_output": "json_object"}, {"max_tokens_field":

@@ -44,8 +44,8 @@ def store_context(messages: tuple[Message, ...]) -> ContextRecord:
             parts.append({"message": number, "role": message.role, "blob": digest, "size": size})
     record_hash = hashlib.sha256(
         repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
-    record = ContextRecord.objects.filter(sha256=record_hash).first()
-    return record or ContextRecord.objects.create(sha256=record_hash, parts=parts)
+    record, _ = ContextRecord.objects.get_or_create(sha256=record_hash, defaults={"parts": parts})
+    return record
 
 
 def context_messages(record: ContextRecord) -> list[dict]:
@@ -59,15 +59,31 @@ def context_messages(record: ContextRecord) -> list[dict]:
     return [messages[n] for n in sorted(messages)]
 
 
-class EventRecorder:
-    """Writes one run's events in order; `seq` is per run and gap-free."""
+def _cut(value: str | None, length: int) -> str | None:
+    return value[:length] if value else value
 
-    def __init__(self, run: Run):
+
+class RecordRefused(Exception):
+    """The run is no longer this runner's to write: finished, or taken over by the reaper."""
+
+
+class EventRecorder:
+    """Writes one run's events in order; `seq` is per run and gap-free.
+
+    With an `owner`, every write first checks, inside its transaction, that the run is still
+    running under that owner's lease: a runner the reaper gave up on cannot add to the record.
+    """
+
+    def __init__(self, run: Run, owner: str | None = None):
         self.run = run
+        self.owner = owner
         self.seq = RunEvent.objects.filter(run=run).count()
 
     @transaction.atomic
     def record(self, event: Event) -> RunEvent:
+        if self.owner is not None and not Run.objects.select_for_update().filter(
+                pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner).exists():
+            raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
         data = dict(event.data)
         if event.messages is not None:
             data["context"] = store_context(event.messages).sha256
@@ -96,9 +112,11 @@ class EventRecorder:
                                error=data["error"])
 
     def _on_step_released(self, data: dict, row: RunEvent) -> None:
-        Step.objects.filter(run=self.run, index=data["step"]).update(
+        changed = Step.objects.filter(run=self.run, index=data["step"], status=Step.PENDING).update(
             status=Step.RELEASED, badge=data["badge"], content=data["content"], warnings=data["warnings"],
             released_at=row.at)
+        if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
+            raise RuntimeError(f"step {data['step']} of run {self.run.pk} cannot be released (not pending)")
 
     def _on_step_halted(self, data: dict, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, index=data["step"]).update(status=Step.HALTED)
@@ -117,12 +135,13 @@ class EventRecorder:
         usage = data.get("usage") or {}
         ModelCall.objects.create(
             run=self.run, role=data["role"], step_index=data.get("step"), attempt=data.get("attempt"),
-            provider=data["provider"], model=data["model"], model_served=data.get("model_served"),
-            effort=data["effort"], latency_s=data.get("latency_s") or 0,
+            # Provider-supplied strings are cut to their columns: an odd reply must not stop the record.
+            provider=data["provider"][:20], model=data["model"][:200], model_served=_cut(data.get("model_served"), 200),
+            effort=data["effort"][:10], latency_s=data.get("latency_s") or 0,
             input_tokens=usage.get("input", 0), cache_read_tokens=usage.get("cache_read", 0),
             cache_write_tokens=usage.get("cache_write", 0), output_tokens=usage.get("output", 0),
             reasoning_tokens=usage.get("reasoning", 0), cost=data.get("cost"),
-            transport_retries=data.get("transport_retries") or 0, finish_reason=data.get("finish_reason"),
+            transport_retries=data.get("transport_retries") or 0, finish_reason=_cut(data.get("finish_reason"), 40),
             error=data.get("error"), context=ContextRecord.objects.get(sha256=data["context"]) if data.get("context") else None,
         )
 

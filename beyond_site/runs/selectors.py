@@ -61,5 +61,6 @@ def run_trace(run: Run) -> dict:
              "error": c.error, "context": c.context.sha256 if c.context_id else None}
             for c in run.model_calls.select_related("context").order_by("id")
         ],
-        "events": [{"seq": e.seq, "type": e.type, "at": _iso(e.at), **e.data} for e in events],
+        # The fixed fields last: no event data can overwrite them.
+        "events": [{**e.data, "seq": e.seq, "type": e.type, "at": _iso(e.at)} for e in events],
     }

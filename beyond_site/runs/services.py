@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import os
@@ -18,9 +19,9 @@ from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.orchestrator import Orchestrator, RunSettings
 from pipeline.providers import build_role_providers, close_all
-from pipeline.topology import Topology, parse_shorthand, parse_topology
+from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.runs.models import Conversation, Message, Run, RunEvent
-from beyond_site.runs.recorder import EventRecorder
+from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused
 from beyond_site.workspaces.context import assemble_context
 from beyond_site.workspaces.models import Workspace
 
@@ -59,7 +60,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
         with transaction.atomic():
             run = Run.objects.create(workspace=workspace, conversation=conversation, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
-                                     offline=any(topo.role(r).provider == "offline" for r in ("planner", "executor")))
+                                     offline=any(topo.role(r).provider == "offline" for r in ROLES))
             if conversation is not None:
                 Message.objects.create(conversation=conversation, role=Message.USER, text=task, author=user, run=run)
                 Message.objects.create(conversation=conversation, role=Message.ASSISTANT, run=run)
@@ -101,7 +102,7 @@ def reap_stale_runs() -> list[int]:
             if Run.objects.filter(pk=run.pk, status=Run.RUNNING, lease_expires_at__lt=timezone.now()).update(
                     lease_owner="reaper", lease_expires_at=timezone.now() + LEASE) != 1:
                 continue
-            EventRecorder(run).record(Event(ev.RUN_FAILED, {
+            EventRecorder(run, owner="reaper").record(Event(ev.RUN_FAILED, {
                 "reason": "interrupted: the runner stopped before the run finished; unreleased steps were not released"}))
         reaped.append(run.pk)
     return reaped
@@ -119,45 +120,83 @@ async def ring_doorbell(run_id: int, seq: int) -> None:
         log.warning("doorbell for run %s seq %s failed", run_id, seq, exc_info=True)
 
 
+class LeaseLost(Exception):
+    """Another runner (the reaper) took this run over: stop without writing anything more."""
+
+
 async def execute_run(run_id: int, owner: str, *, transport=None) -> str:
     """Run a claimed run to its end, persisting every event before ringing the doorbell.
-    Returns the final status."""
-    run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
-    recorder = await database_sync_to_async(EventRecorder)(run)
-    record = database_sync_to_async(recorder.record)
+    Returns the final status ("lost" when the run was taken over by the reaper meanwhile)."""
+    lease_lost = asyncio.Event()
+    heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost))  # from the claim on
     try:
+        return await _execute(run_id, owner, transport, lease_lost)
+    finally:
+        heartbeat.cancel()
+        await asyncio.gather(heartbeat, return_exceptions=True)
+
+
+async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event) -> str:
+    run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
+    recorder = await database_sync_to_async(EventRecorder)(run, owner=owner)
+
+    async def record(event: Event) -> None:
+        if lease_lost.is_set():
+            raise LeaseLost(run_id)
+        row = await database_sync_to_async(recorder.record)(event)
+        await ring_doorbell(run_id, row.seq)
+
+    try:
+        topology = parse_topology(run.topology)
         ctx = await database_sync_to_async(assemble_context)(run)
-        providers = build_role_providers(parse_topology(run.topology), openrouter_base_url=settings.OPENROUTER_BASE_URL,
+        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport)
     except Exception as exc:  # bad scripted file, missing key, unreadable context: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):
             log.exception("run %s could not start", run_id)
-        row = await record(Event(ev.RUN_FAILED, {"reason": f"the run could not start: {message}"}))
-        await ring_doorbell(run_id, row.seq)
-        return Run.FAILED
+        return await _fail(record, run_id, f"the run could not start: {message}")
 
-    heartbeat = asyncio.create_task(_keep_lease(run_id, owner))
-    orchestrator = Orchestrator(ctx, parse_topology(run.topology), providers, settings=RunSettings(
+    orchestrator = Orchestrator(ctx, topology, providers, settings=RunSettings(
         concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}"))
-    status = Run.FAILED
     try:
-        async for event in orchestrator.events():
-            row = await record(event)
-            await ring_doorbell(run_id, row.seq)
-            if event.type in (ev.RUN_COMPLETED, ev.RUN_HALTED, ev.RUN_FAILED):
-                status = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED}.get(event.type, Run.FAILED)
+        async with contextlib.aclosing(orchestrator.events()) as stream:
+            async for event in stream:
+                await record(event)
+                if event.is_final:
+                    return FINAL_STATUS[event.type]
+        return await _fail(record, run_id, "internal error: the pipeline stopped without a final event")
+    except (LeaseLost, RecordRefused):
+        log.warning("run %s was taken over by another runner; this one stops", run_id)
+        return "lost"
+    except Exception as exc:  # e.g. the database refused an event: fail the run, never leave it running
+        log.exception("run %s failed while recording", run_id)
+        return await _fail(record, run_id, f"internal error while recording the run ({type(exc).__name__})")
     finally:
-        heartbeat.cancel()
-        await asyncio.gather(heartbeat, return_exceptions=True)
         await close_all(providers)
-    return status
 
 
-async def _keep_lease(run_id: int, owner: str) -> None:
+async def _fail(record, run_id: int, reason: str) -> str:
+    try:
+        await record(Event(ev.RUN_FAILED, {"reason": reason}))
+    except (LeaseLost, RecordRefused):
+        return "lost"
+    except Exception:
+        log.exception("run %s: could not record its failure; the reaper will", run_id)
+    return Run.FAILED
+
+
+async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
     while True:
         await asyncio.sleep(HEARTBEAT_S)
-        await database_sync_to_async(renew_lease)(run_id, owner)
+        try:
+            if not await database_sync_to_async(renew_lease)(run_id, owner):
+                if not await database_sync_to_async(Run.objects.filter(pk=run_id, status=Run.RUNNING).exists)():
+                    return  # finished: nothing left to hold
+                lost.set()
+                return
+        except Exception:  # a busy database now is no reason to give the run up; try again
+            log.warning("could not renew the lease of run %s", run_id, exc_info=True)
 
 
 # -- the embedded home of the runner: tasks on the ASGI server's own event loop -------------------
@@ -181,9 +220,16 @@ def schedule_run(run_id: int) -> None:
     In the scaled mode (BEYOND_RUN_IN_PROCESS off) `beyond_worker` processes claim it instead."""
     if not settings.BEYOND_RUN_IN_PROCESS:
         return
-    global _sweeper
     _spawn(_claim_and_execute(run_id))
-    if _sweeper is None or _sweeper.done():
+    ensure_sweeper()
+
+
+def ensure_sweeper() -> None:
+    """Embedded mode: keep one sweeper task on this server's loop (call from its event loop).
+    Called on the first submission and the first websocket connect after a (re)start, so runs
+    that a restart interrupted are failed, and queued ones run, without waiting for new work."""
+    global _sweeper
+    if settings.BEYOND_RUN_IN_PROCESS and (_sweeper is None or _sweeper.done()):
         _sweeper = _spawn(_sweep_forever())
 
 
@@ -198,7 +244,9 @@ async def _claim_and_execute(run_id: int) -> None:
 
 async def work_once(owner: str) -> int | None:
     """Fail the runs of dead runners, then claim and execute one queued run, if any."""
-    await database_sync_to_async(reap_stale_runs)()
+    for reaped in await database_sync_to_async(reap_stale_runs)():
+        seq = await database_sync_to_async(RunEvent.objects.filter(run_id=reaped).count)()
+        await ring_doorbell(reaped, seq)  # open pages learn at once that the run failed
     run_id = await database_sync_to_async(claim_next_run)(owner)
     if run_id is not None:
         await execute_run(run_id, owner)

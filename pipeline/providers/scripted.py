@@ -46,7 +46,7 @@ class Script(BaseModel):
     @field_validator("steps")
     @classmethod
     def _step_keys_are_indexes(cls, steps: dict[str, StepScript]) -> dict[str, StepScript]:
-        bad = [k for k in steps if not k.isdigit() or int(k) < 1]
+        bad = [k for k in steps if not k.isdigit() or int(k) < 1 or str(int(k)) != k]  # "01" would shadow "1"
         if bad:
             raise ValueError(f"step keys must be step indexes 1, 2, ...; got {bad}")
         return steps

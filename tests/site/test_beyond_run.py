@@ -232,3 +232,34 @@ def test_the_command_exits_non_zero_with_a_message_on_an_unknown_workspace(tmp_p
     assert done.returncode != 0
     assert "unknown workspace 'ghost'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_bad_default_provider_or_a_missing_key_is_a_clear_error(workspace, settings, monkeypatch):
+    settings.BEYOND_PROVIDER = "gpt-5"
+    with pytest.raises(CommandError, match="unknown provider shorthand"):
+        call_command("beyond_run", "--workspace", "acme", "--task", "x")
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    with pytest.raises(CommandError, match="OPENROUTER_API_KEY"):
+        call_command("beyond_run", "--workspace", "acme", "--task", "x", "--provider", "openrouter:z-ai/glm-5.3")
+    assert not Run.objects.exists()
+
+
+def test_a_database_refusal_while_recording_fails_the_run_instead_of_leaving_it_running(workspace, tmp_path,
+                                                                                        monkeypatch):
+    from beyond_site.runs import recorder
+
+    def refuse(self, data, row):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(recorder.EventRecorder, "_on_attempt_drafted", refuse)
+    trace = run_script(tmp_path, scripting.script({1: {"executor": ["One."], "verifier": [PASS]}}))
+    assert trace["run"]["status"] == "failed"
+    assert "internal error while recording" in trace["run"]["halt_reason"]
+    assert released_steps(trace) == []
+
+
+def test_an_overlong_provider_string_is_cut_not_fatal(workspace, tmp_path):
+    data = scripting.script({1: {"executor": [{"content": "One.", "finish_reason": "x" * 80}], "verifier": [PASS]}})
+    trace = run_script(tmp_path, data)
+    assert trace["run"]["status"] == "completed"
+    assert len(ModelCall.objects.get(role="executor").finish_reason) == 40

@@ -87,3 +87,18 @@ def test_a_finished_run_record_cannot_be_changed_or_deleted(workspace, tmp_path)
 
 def test_work_once_returns_none_when_idle(workspace):
     assert asyncio.run(work_once("idle")) is None
+
+
+def test_a_runner_whose_run_was_reaped_writes_nothing_more(workspace, tmp_path):
+    from beyond_site.runs.recorder import EventRecorder, RecordRefused
+    from pipeline.events import Event
+
+    run, _ = start_run(workspace, "task", topology=parse_shorthand("offline"))
+    claim_run(run.pk, "slow-runner")
+    recorder = EventRecorder(run, owner="slow-runner")
+    recorder.record(Event("run_started", {}))
+    Run.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    reap_stale_runs()
+    with pytest.raises(RecordRefused):
+        recorder.record(Event("brief_ready", {"brief": scripting.brief(1)}))
+    assert list(run.events.values_list("type", flat=True)) == ["run_started", "run_failed"]

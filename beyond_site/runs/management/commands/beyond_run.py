@@ -4,13 +4,15 @@ from __future__ import annotations
 import asyncio
 import json
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from pipeline.providers.scripted import ScriptError, load_script
+from pipeline.providers import build_role_providers, close_all
+from pipeline.providers.scripted import ScriptError
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.services import claim_run, execute_run, runner_identity, start_run
+from beyond_site.runs.services import claim_run, execute_run, resolve_topology, runner_identity, start_run
 from beyond_site.workspaces.models import Workspace
 
 
@@ -32,15 +34,15 @@ class Command(BaseCommand):
         if not opts["task"].strip():
             raise CommandError("the task is empty")
         try:
-            topology = None
             if opts["provider"]:
                 topology = parse_shorthand(opts["provider"])
             elif opts["topology"]:
                 topology = parse_topology(opts["topology"])
-            for role in ("planner", "executor", "verifier", "summarizer"):
-                cfg = topology.role(role) if topology else None
-                if cfg is not None and cfg.provider == "scripted":
-                    load_script(cfg.path)  # a malformed file is a bad argument, said before any run
+            else:
+                topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER
+            # Building the providers checks what would otherwise fail the run at its start: a
+            # malformed scripted file, a missing API key. Those are bad arguments, said up front.
+            asyncio.run(close_all(build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL)))
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 

@@ -6,11 +6,14 @@ websockets, and BEYOND_RUN_IN_PROCESS=false on the web servers.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 
 from django.core.management.base import BaseCommand
 
 from beyond_site.runs.services import runner_identity, work_once
+
+log = logging.getLogger("beyond.worker")
 
 
 class Command(BaseCommand):
@@ -33,7 +36,12 @@ class Command(BaseCommand):
         async def slot(n: int) -> None:
             owner = f"{runner_identity()}/{n}"
             while not stopping.is_set():
-                if await work_once(owner) is None:
+                try:
+                    worked = await work_once(owner)
+                except Exception:  # one bad run must not stop the worker or its other slots
+                    log.exception("worker slot %s failed", n)
+                    worked = None
+                if worked is None:
                     if once:
                         return
                     try:
