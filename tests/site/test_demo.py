@@ -56,3 +56,14 @@ def test_it_takes_the_password_from_the_environment_without_printing_it(client, 
     out = demo()
     assert "a-private-demo-secret" not in out and "BEYOND_DEMO_PASSWORD" in out
     assert client.login(username="demo", password="a-private-demo-secret")
+
+
+def test_it_keeps_a_password_the_demo_user_changed(client):
+    call_command("beyond_demo", stdout=io.StringIO())
+    user = get_user_model().objects.get(username="demo")
+    user.set_password("my-own-secret-2026")
+    user.save()
+    out = io.StringIO()
+    call_command("beyond_demo", stdout=out)
+    assert client.login(username="demo", password="my-own-secret-2026")
+    assert "demo-beyond-2026" not in out.getvalue() and "changepassword" in out.getvalue()

@@ -53,6 +53,8 @@ class Command(BaseCommand):
         # Outside the transaction above: extraction may run a subprocess, and a refusal must not undo the rest.
         services.add_document(workspace, POLICY.name, POLICY.read_bytes(), user=user)
         shown = "the value of BEYOND_DEMO_PASSWORD" if os.getenv("BEYOND_DEMO_PASSWORD") else password
+        if not user.check_password(password):
+            shown = f"the one set for it (changed since; reset with `manage.py changepassword {USERNAME}`)"
         self.stdout.write(
             f"{'Created' if created else 'Ready'}: workspace {workspace.slug} ({workspace.name}).\n"
             f"Log in at http://127.0.0.1:8000/ with username {USERNAME!r} and password {shown}.")
@@ -60,7 +62,9 @@ class Command(BaseCommand):
     def _login(self, password: str):
         User = get_user_model()
         user, created = User.objects.get_or_create(username=USERNAME)
-        if created or not user.check_password(password):
+        if created or not user.has_usable_password():
+            # Only a new login gets the default: a password someone changed is theirs to keep,
+            # and re-running the demo must not reopen an account with a published password.
             user.set_password(password)
             user.save(update_fields=["password"])
         return user
