@@ -169,9 +169,15 @@ class LastAdminError(ValueError):
     """Removing or demoting this member would leave the workspace without an admin."""
 
 
+def _locked_membership(membership: Membership) -> Membership:
+    """The membership re-read under a lock on its workspace row, so that two admins stepping down
+    at once cannot both see the other one as the remaining admin (call inside a transaction)."""
+    Workspace.objects.select_for_update().filter(pk=membership.workspace_id).first()
+    return Membership.objects.select_related("user", "workspace").get(pk=membership.pk)
+
+
 def _other_admins(membership: Membership) -> int:
-    return (Membership.objects.select_for_update()
-            .filter(workspace_id=membership.workspace_id, role=Membership.ADMIN)
+    return (Membership.objects.filter(workspace_id=membership.workspace_id, role=Membership.ADMIN)
             .exclude(pk=membership.pk).count())
 
 
@@ -192,7 +198,7 @@ def change_role(membership: Membership, role: str, user=None) -> Membership:
     """Give a member another role (logged); LastAdminError rather than demote the last admin."""
     if role not in dict(Membership.ROLES):
         raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
-    membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
+    membership = _locked_membership(membership)
     if role == membership.role:
         return membership
     if membership.role == Membership.ADMIN and not _other_admins(membership):
@@ -208,7 +214,7 @@ def change_role(membership: Membership, role: str, user=None) -> Membership:
 @transaction.atomic
 def remove_member(membership: Membership, user=None) -> None:
     """Remove a member (logged); LastAdminError rather than remove the last admin."""
-    membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
+    membership = _locked_membership(membership)
     if membership.role == Membership.ADMIN and not _other_admins(membership):
         raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
                              "make another member an admin first")

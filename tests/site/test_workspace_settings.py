@@ -2,6 +2,8 @@
 workspace services; no API key shown or accepted; names escaped."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -351,3 +353,19 @@ def test_names_are_escaped(alice, acme, django_user_model):
     assert "<script>alert(" not in html
     assert "&lt;script&gt;alert(&#x27;ws&#x27;)&lt;/script&gt;" in html
     assert "&lt;script&gt;alert(&#x27;user&#x27;)&lt;/script&gt;" in html
+
+
+def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alice, acme):
+    topology = {role: {"provider": "openai", "model": "m", "base_url": "http://localhost:8000/v1",
+                       "profile": {"reasoning_effort": False}} for role in ROLES}
+    services.set_topology(acme, topology)
+    client = client_for(alice)
+    html = client.get("/w/acme/settings/").content.decode()
+    assert re.search(r'value="custom"[^>]*checked', html) and not re.search(r'value="default"[^>]*checked', html)
+    assert "An endpoint profile is set for planner, executor, verifier, summarizer" in html
+    client.post("/w/acme/settings/topology/", topology_post(
+        **{role: {"provider": "openai", "model": "m2", "base_url": "http://localhost:8000/v1"} for role in ROLES[:3]}))
+    acme.refresh_from_db()
+    assert acme.topology["planner"]["profile"] == {"reasoning_effort": False}
+    assert acme.topology["planner"]["model"] == "m2"
+    assert "profile" not in acme.topology["summarizer"]  # now openrouter: an openai profile does not apply
