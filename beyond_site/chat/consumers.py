@@ -43,8 +43,10 @@ class RunConsumer(AsyncWebsocketConsumer):
         await self._push(html, finished)
 
     async def receive(self, text_data=None, bytes_data=None):
-        # Anything the page sends is a (re)subscribe request: answer with a fresh snapshot.
-        await self.subscribe()
+        # htmx never sends on these sockets, and a reconnect gets its snapshot from `connect`.
+        # Inbound frames are ignored: answering each with a snapshot let a client multiply what
+        # the server sends (and the database reads) at will.
+        return
 
     async def run_event(self, message):
         """The doorbell: read and push whatever this socket has not sent yet."""

@@ -116,3 +116,28 @@ async def test_a_socket_from_another_origin_is_rejected(running, alice):
     comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/", headers=headers)
     connected, _ = await comm.connect()
     assert not connected
+
+
+async def test_inbound_frames_are_ignored_and_the_doorbell_still_works(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()  # the one snapshot
+    for _ in range(200):
+        await comm.send_to(text_data="{}")
+    assert await comm.receive_nothing(timeout=0.5)  # no snapshot per frame
+    rows = await database_sync_to_async(record)(running, released(2, "Second part."))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    update = await comm.receive_from()
+    assert f'id="run-{running.pk}-step-2"' in update and "First part." not in update
+    assert await comm.receive_nothing(timeout=0.2)
+    await comm.disconnect()
+
+
+async def test_inbound_frames_do_not_bypass_the_membership_check(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    await database_sync_to_async(Membership.objects.filter(user=alice).delete)()
+    await comm.send_to(text_data="{}")
+    assert await comm.receive_nothing(timeout=0.3)  # nothing more is sent to a removed member
+    rows = await database_sync_to_async(record)(running, released(2, "Secret."))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
