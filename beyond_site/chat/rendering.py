@@ -2,9 +2,13 @@
 
 Two independent layers, so a bug in one is not an exploit: markdown-it with raw HTML disabled
 (it escapes `<script>` and refuses `javascript:` links), then nh3 with a closed list of tags and
-attributes and only http/https/mailto links.
+attributes and only absolute http/https/mailto links: a relative or protocol-relative href
+(`/w/demo/...`, `//evil.example`) is dropped and the link text kept, so model output can neither
+point into the app nor pass off another host as one of ours.
 """
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 import nh3
 from django.utils.safestring import SafeString, mark_safe
@@ -17,6 +21,24 @@ TAGS = {
     "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td", "del",
 }
 ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+URL_SCHEMES = {"http", "https", "mailto"}
+
+
+def _absolute_link(url: str) -> bool:
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    if parts.scheme.lower() not in URL_SCHEMES:
+        return False
+    # "https:evil" (no //) is relative to the page in a browser; web links need a host.
+    return parts.scheme.lower() == "mailto" or bool(parts.netloc)
+
+
+def _filter_attribute(element: str, attribute: str, value: str) -> str | None:
+    if element == "a" and attribute == "href" and not _absolute_link(value):
+        return None  # nh3 drops the attribute; the link text stays
+    return value
 
 
 def markdown_to_html(text: str | None) -> SafeString:
@@ -29,7 +51,8 @@ def markdown_to_html(text: str | None) -> SafeString:
         tags=TAGS,
         clean_content_tags={"script", "style"},
         attributes=ATTRIBUTES,
-        url_schemes={"http", "https", "mailto"},
+        attribute_filter=_filter_attribute,
+        url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer",
     )
     return mark_safe(clean)  # noqa: S308  (sanitised just above)

@@ -110,9 +110,10 @@ class ContextRecordAdmin(ReadOnlyAdmin):
     def get_readonly_fields(self, request, obj=None):
         return [*super().get_readonly_fields(request, obj), "messages"]
 
+    # A plain <pre>, no style attribute: the Content-Security-Policy forbids inline style.
     @admin.display(description="messages as given")
     def messages(self, record: ContextRecord):
         from beyond_site.runs.recorder import context_messages
 
-        return format_html_join("", "<h4>{}</h4><pre style='white-space:pre-wrap'>{}</pre>",
+        return format_html_join("", "<h4>{}</h4><pre>{}</pre>",
                                 ((m["role"], m["content"]) for m in context_messages(record)))

@@ -95,3 +95,29 @@ def test_the_idempotency_key_and_scripts_in_page_are_not_inline(alice):
     client.force_login(alice)
     html = client.get("/w/acme/").content.decode()
     assert json.loads(html.split("name=\"htmx-config\" content='")[1].split("'")[0])["allowEval"] is False
+
+
+@pytest.mark.parametrize("link", ["//evil.example/phish", "/w/demo/memories/1/delete/", "https:evil.example",
+                                  "/\\evil.example", "delete/"])
+def test_relative_and_protocol_relative_links_lose_their_href(link):
+    html = str(markdown_to_html(f"[click here]({link})"))
+    assert "href" not in html and "click here" in html
+
+
+def test_absolute_web_and_mail_links_are_kept():
+    html = str(markdown_to_html("[site](https://example.org/a?b=1) [plain](http://example.org) [mail](mailto:a@b.example)"))
+    assert '<a href="https://example.org/a?b=1" rel="noopener noreferrer">site</a>' in html
+    assert '<a href="http://example.org" rel="noopener noreferrer">plain</a>' in html
+    assert '<a href="mailto:a@b.example" rel="noopener noreferrer">mail</a>' in html
+
+
+def test_the_admin_shows_context_messages_without_inline_style(monkeypatch):
+    from django.contrib import admin
+
+    from beyond_site.runs import recorder
+    from beyond_site.runs.admin import ContextRecordAdmin
+    from beyond_site.runs.models import ContextRecord
+
+    monkeypatch.setattr(recorder, "context_messages", lambda record: [{"role": "user", "content": "<b>hi</b>"}])
+    html = str(ContextRecordAdmin(ContextRecord, admin.site).messages(ContextRecord()))
+    assert "style=" not in html and "<pre>&lt;b&gt;hi&lt;/b&gt;</pre>" in html
