@@ -137,6 +137,7 @@ if envbool("DJANGO_SECURE"):
     SECURE_HSTS_SECONDS = envint("DJANGO_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 X_FRAME_OPTIONS = "DENY"
+DATA_UPLOAD_MAX_NUMBER_FILES = 10  # files per request; the chat upload view reports more as refused
 
 # Beyond
 BEYOND_PROVIDER = os.getenv("BEYOND_PROVIDER", "offline")
@@ -156,3 +157,6 @@ LOGGING = {
     "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
 }
 BEYOND_RUN_IN_PROCESS = envbool("BEYOND_RUN_IN_PROCESS", "True")
+#: Endpoints on this machine or its private network that workspace admins may point a role at
+#: (comma-separated base URLs, e.g. a local Ollama); any public https endpoint is allowed anyway.
+BEYOND_ALLOWED_BASE_URLS = os.getenv("BEYOND_ALLOWED_BASE_URLS", "")

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import socket
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -223,18 +226,41 @@ def remove_member(membership: Membership, user=None) -> None:
     membership.delete()
 
 
-def set_topology(workspace: Workspace, topology, user=None, *, allow_scripted: bool = False) -> dict | None:
+def endpoint_allowed(url: str) -> bool:
+    """False for a URL whose host is (or resolves to) a loopback, private, link-local or reserved
+    address, unless the operator allowed its origin in BEYOND_ALLOWED_BASE_URLS."""
+    parts = urlsplit(url)
+    allowed = {urlsplit(u.strip())[:2] for u in settings.BEYOND_ALLOWED_BASE_URLS.split(",") if u.strip()}
+    if (parts.scheme, parts.netloc) in allowed:
+        return True
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+    except (OSError, UnicodeError):
+        return False  # a host that does not resolve cannot be checked: refuse it
+    return all(ipaddress.ip_address(a.split("%")[0]).is_global for a in addresses)
+
+
+def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = False) -> dict | None:
     """Store the workspace's model per role (validated with parse_topology; TopologyError leaves the
-    workspace as it was), or None for "BEYOND_PROVIDER for every role". A scripted provider reads a
-    file on the server, so it is refused unless the caller (a command, not a web form) allows it."""
+    workspace as it was), or None for "BEYOND_PROVIDER for every role".
+
+    Workspace admins are not the server's operator: from them (operator=False) a scripted provider
+    (it reads a file on the server) is refused, and so is an endpoint on this machine or its
+    private network unless the operator listed it in BEYOND_ALLOWED_BASE_URLS, so a workspace
+    setting cannot make the server probe its own network."""
     from pipeline.topology import ROLES, TopologyError, parse_topology
 
     stored = None
     if topology is not None:
         parsed = parse_topology(topology)
         scripted = [role for role in ROLES if parsed.role(role).provider == "scripted"]
-        if scripted and not allow_scripted:
+        if scripted and not operator:
             raise TopologyError(f"a scripted provider cannot be set here ({', '.join(scripted)})")
+        for role in ROLES:
+            url = parsed.role(role).base_url
+            if url and not operator and not endpoint_allowed(url):
+                raise TopologyError(f"{role}: {url} is on this server's own or private network; the operator "
+                                    "must list it in BEYOND_ALLOWED_BASE_URLS first")
         stored = parsed.as_json()
     if stored != workspace.topology:
         with transaction.atomic():

@@ -164,7 +164,8 @@ def test_imported_packs_are_offered_by_name_and_unknown_keys_refused(alice, acme
 
 # ---------------------------------------------------------------------------- topology
 
-def test_a_saved_topology_is_used_by_the_next_run(alice, acme):
+def test_a_saved_topology_is_used_by_the_next_run(alice, acme, settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = "http://localhost:11434/v1"  # the operator allowed this local endpoint
     client = client_for(alice)
     data = topology_post(planner={"effort": "high", "max_tokens": "4000"},
                          verifier={"provider": "openai", "model": "llama3.1", "base_url": "http://localhost:11434/v1"})
@@ -182,6 +183,24 @@ def test_a_saved_topology_is_used_by_the_next_run(alice, acme):
     # the page shows the saved values back
     html = client.get("/w/acme/settings/").content.decode()
     assert 'value="http://localhost:11434/v1"' in html and 'value="llama3.1"' in html
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:6379/v1", "http://localhost:11434/v1", "http://169.254.169.254/v1",
+                                 "http://10.0.0.7/v1", "http://[::1]:8000/v1", "https://no-such-host.invalid/v1"])
+def test_a_workspace_admin_cannot_point_a_role_at_the_servers_own_network(alice, acme, url):
+    response = client_for(alice).post("/w/acme/settings/topology/", topology_post(
+        verifier={"provider": "openai", "model": "m", "base_url": url}))
+    assert response.status_code == 400
+    assert "BEYOND_ALLOWED_BASE_URLS" in response.content.decode()
+    acme.refresh_from_db()
+    assert acme.topology is None
+
+
+def test_a_public_endpoint_needs_no_allow_list(alice, acme):
+    client_for(alice).post("/w/acme/settings/topology/", topology_post(
+        verifier={"provider": "openai", "model": "m", "base_url": "https://8.8.8.8/v1"}))
+    acme.refresh_from_db()
+    assert acme.topology["verifier"]["base_url"] == "https://8.8.8.8/v1"
 
 
 def test_back_to_the_server_default(alice, acme, settings):
@@ -263,7 +282,7 @@ def test_an_api_key_field_posted_anyway_is_not_stored(alice, acme):
 
 def test_a_scripted_topology_set_elsewhere_is_flagged(alice, acme):
     services.set_topology(acme, {role: {"provider": "scripted", "path": "/tmp/s.json"} for role in ROLES},
-                          allow_scripted=True)
+                          operator=True)
     html = client_for(alice).get("/w/acme/settings/").content.decode()
     assert "scripted provider for planner, executor, verifier, summarizer" in html
     assert "/tmp/s.json" not in html
@@ -355,10 +374,11 @@ def test_names_are_escaped(alice, acme, django_user_model):
     assert "&lt;script&gt;alert(&#x27;user&#x27;)&lt;/script&gt;" in html
 
 
-def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alice, acme):
+def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alice, acme, settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = "http://localhost:8000/v1"
     topology = {role: {"provider": "openai", "model": "m", "base_url": "http://localhost:8000/v1",
                        "profile": {"reasoning_effort": False}} for role in ROLES}
-    services.set_topology(acme, topology)
+    services.set_topology(acme, topology, operator=True)
     client = client_for(alice)
     html = client.get("/w/acme/settings/").content.decode()
     assert re.search(r'value="custom"[^>]*checked', html) and not re.search(r'value="default"[^>]*checked', html)
