@@ -10,19 +10,26 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import TooManyFilesSent
+from django.db import transaction
+from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.presenting import run_view
-from beyond_site.runs.models import Conversation, Message
+from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
+from beyond_site.runs.models import Conversation, Message, Run
 from beyond_site.runs.services import schedule_run, start_run
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Document
 from beyond_site.workspaces.services import DocumentRefused, add_document
 
 MAX_TASK_CHARS = 20_000
+EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
+CONVERSATIONS_PER_PAGE = 100  # the sidebar; "Older conversations" pages back
 
 
 def new_form_key() -> str:
@@ -37,24 +44,41 @@ def _conversation_for(membership, conversation_id) -> Conversation | None:
     return get_object_or_404(Conversation, pk=conversation_id, workspace=membership.workspace)
 
 
-def _exchanges(conversation: Conversation | None) -> list[dict]:
-    """The conversation as (user text, run view) pairs, in order."""
+def _exchanges(conversation: Conversation | None, before: Message | None = None) -> tuple[list[dict], int | None]:
+    """The latest EXCHANGES_PER_PAGE (user text, run view) pairs, in order, optionally only those
+    before the user message `before`; and the id to page further back from (None: nothing earlier)."""
     if conversation is None:
-        return []
-    items = []
-    for message in conversation.messages.filter(role=Message.USER).select_related("run").order_by("created_at", "id"):
-        items.append({"text": message.text, "rv": run_view(message.run_id) if message.run_id else None})
-    return items
+        return [], None
+    asked = conversation.messages.filter(role=Message.USER)
+    if before is not None:
+        asked = asked.filter(Q(created_at__lt=before.created_at) | Q(created_at=before.created_at, id__lt=before.pk))
+    page = list(asked.order_by("-created_at", "-id")[:EXCHANGES_PER_PAGE + 1])
+    earlier = page[EXCHANGES_PER_PAGE - 1].pk if len(page) > EXCHANGES_PER_PAGE else None
+    page = page[:EXCHANGES_PER_PAGE][::-1]
+    items = [{"text": m.text, "rv": run_view(m.run_id) if m.run_id else None} for m in page]
+    return items, earlier
 
 
-def _side_context(membership, conversation) -> dict:
+def _page_number(value) -> int:
+    try:
+        return max(1, min(int(value), 10_000))
+    except (TypeError, ValueError):
+        return 1
+
+
+def _side_context(membership, conversation, chats_page: int = 1) -> dict:
     workspace = membership.workspace
+    start = (chats_page - 1) * CONVERSATIONS_PER_PAGE
+    conversations = list(workspace.conversations.all()[start:start + CONVERSATIONS_PER_PAGE + 1])
     return {
         "membership": membership,
         "workspace": workspace,
         "can_write": access.allows(membership, access.WRITE),
         "conversation": conversation,
-        "conversations": workspace.conversations.all()[:100],
+        "conversations": conversations[:CONVERSATIONS_PER_PAGE],
+        "chats_page": chats_page,
+        "older_chats": chats_page + 1 if len(conversations) > CONVERSATIONS_PER_PAGE else None,
+        "newer_chats": chats_page - 1 if chats_page > 1 else None,
         "memories": workspace.memories.all(),
         "uploads": Document.objects.filter(conversation=conversation) if conversation else [],
     }
@@ -72,8 +96,13 @@ def home(request):
 def workspace(request, slug, conversation_id=None):
     membership = access.require_membership(request, slug, access.READ)
     conversation = _conversation_for(membership, conversation_id)
-    ctx = _side_context(membership, conversation)
-    ctx.update(exchanges=_exchanges(conversation), form_key=new_form_key())
+    before = None
+    if conversation is not None and request.GET.get("before", "").isdigit():
+        before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation,
+                                   role=Message.USER)
+    exchanges, earlier = _exchanges(conversation, before)
+    ctx = _side_context(membership, conversation, _page_number(request.GET.get("chats")))
+    ctx.update(exchanges=exchanges, earlier=earlier, paged_back=before is not None, form_key=new_form_key())
     return render(request, "chat/workspace.html", ctx)
 
 
@@ -87,16 +116,30 @@ def _start_from_form(request, slug):
         response = render(request, "chat/_notice.html", {"notice": message, "form_key": key})
         response["HX-Reswap"] = "none"  # keep the conversation as it is; the notice comes out of band
         return response, None
-    conversation = _conversation_for(membership, request.POST.get("conversation"))
-    created_conversation = conversation is None
-    if created_conversation:
-        conversation = Conversation.objects.create(workspace=membership.workspace, title=task[:80],
-                                                   created_by=request.user)
-    elif not conversation.messages.exists():  # a conversation started by an upload takes its first task's name
-        Conversation.objects.filter(pk=conversation.pk).update(title=task[:80], updated_at=timezone.now())
-    run, created = start_run(membership.workspace, task, user=request.user, conversation=conversation,
-                             idempotency_key=key)
-    url = reverse("chat:conversation", args=[slug, run.conversation_id or conversation.pk])
+    posted = _conversation_for(membership, request.POST.get("conversation"))
+    # A replayed form (same key) answers with the run it already started, in that run's
+    # conversation, and creates nothing: look the run up before creating a conversation for it.
+    run = Run.objects.filter(workspace=membership.workspace, idempotency_key=key).first() if key else None
+    created = False
+    if run is not None:
+        conversation = run.conversation or posted
+    else:
+        conversation = posted
+        with transaction.atomic():  # the new conversation exists only with its run
+            if conversation is None:
+                conversation = Conversation.objects.create(workspace=membership.workspace, title=task[:80],
+                                                           created_by=request.user)
+            elif not conversation.messages.exists():  # a conversation started by an upload takes its first task's name
+                Conversation.objects.filter(pk=conversation.pk).update(title=task[:80], updated_at=timezone.now())
+            run, created = start_run(membership.workspace, task, user=request.user, conversation=conversation,
+                                     idempotency_key=key)
+            if not created:  # a concurrent replay won the race: keep its run, drop what we made
+                transaction.set_rollback(True)
+        if not created:
+            conversation = run.conversation or posted
+    created_conversation = conversation is not None and (posted is None or posted.pk != conversation.pk)
+    url = (reverse("chat:conversation", args=[slug, conversation.pk]) if conversation
+           else reverse("chat:workspace", args=[slug]))
     if not request.htmx:
         return redirect(url), (run.pk if created else None)
     ctx = _side_context(membership, conversation)
@@ -117,31 +160,67 @@ async def send(request, slug):
     return response
 
 
+MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more
+
+
+def _upload_notice(request, slug, notice: str):
+    """A refusal before any file was read: nothing changed, so nothing is swapped but the notice."""
+    if not request.htmx:
+        return redirect(reverse("chat:workspace", args=[slug]))
+    response = render(request, "chat/_notice.html", {"notice": notice})
+    response["HX-Reswap"] = "none"
+    return response
+
+
+@csrf_exempt  # only so the upload handler goes in before the body is read; CSRF is checked just below
 @login_required
 @require_POST
 def upload(request, slug):
     """Attach files to the conversation (creating it if needed). A refused file changes nothing
-    and is reported by name; the others are kept."""
+    and is reported by name; the others are kept. Files are refused while they arrive: one past
+    BEYOND_MAX_FILE_BYTES is dropped by `SizeCapHandler` before it is spooled, a request far too
+    large is refused before its body is parsed, and at most MAX_FILES_PER_UPLOAD files are taken."""
+    access.require_membership(request, slug, access.WRITE)
+    limit = settings.BEYOND_MAX_FILE_BYTES
+    if body_too_large(request, limit):
+        return _upload_notice(request, slug, f"These files are too large together: each file may be at most "
+                                             f"{megabytes(limit)}. Nothing was attached.")
+    cap = SizeCapHandler(request, limit)
+    request.upload_handlers.insert(0, cap)
+    try:
+        request.FILES  # parse now, with the cap, before the CSRF check reads request.POST
+    except TooManyFilesSent:
+        request.too_many_files = True
+    return _upload(request, slug, cap)
+
+
+@csrf_protect
+def _upload(request, slug, cap):
     membership = access.require_membership(request, slug, access.WRITE)
+    if getattr(request, "too_many_files", False):
+        return _upload_notice(request, slug, f"Attach at most {MAX_FILES_PER_UPLOAD} files at a time. "
+                                             "Nothing was attached.")
     conversation = _conversation_for(membership, request.POST.get("conversation"))
     files = request.FILES.getlist("files")
     created_conversation = False
-    if conversation is None and files:
-        conversation = Conversation.objects.create(workspace=membership.workspace, title="New conversation",
-                                                   created_by=request.user)
-        created_conversation = True
-    added, refused = [], []
+    added = []
+    refused = [f"{name}: larger than the {megabytes(cap.limit)} limit" for name in cap.refused]
     for f in files:
-        if f.size > settings.BEYOND_MAX_FILE_BYTES:
-            refused.append(f"{f.name}: larger than the {settings.BEYOND_MAX_FILE_BYTES // (1024 * 1024)} MB limit")
+        if f.size > cap.limit:  # the handler already dropped it; kept as a second line
+            refused.append(f"{f.name}: larger than the {megabytes(cap.limit)} limit")
             continue
         try:
-            document, _ = add_document(membership.workspace, f.name, f.read(), user=request.user,
-                                       conversation=conversation)
+            with transaction.atomic():  # a conversation is created only with an accepted file
+                target = conversation or Conversation.objects.create(
+                    workspace=membership.workspace, title="New conversation", created_by=request.user)
+                document, _ = add_document(membership.workspace, f.name, f.read(), user=request.user,
+                                           conversation=target)
+            if conversation is None:
+                conversation, created_conversation = target, True
             added.append(document.name)
         except DocumentRefused as exc:
             refused.append(str(exc))
-    if not files:
+    if not files and not refused:
         refused.append("Choose a file to attach first.")
     if not request.htmx:
         url = (reverse("chat:conversation", args=[slug, conversation.pk]) if conversation
@@ -153,4 +232,3 @@ def upload(request, slug):
     if created_conversation:
         response["HX-Push-Url"] = reverse("chat:conversation", args=[slug, conversation.pk])
     return response
-

@@ -142,3 +142,25 @@ def test_a_non_member_is_refused_on_the_page_and_the_websocket(page, server):
         setTimeout(() => resolve("timeout"), 5000);
     })""", f"ws://127.0.0.1:{base.rsplit(':', 1)[1]}/ws/runs/{ids['queued_run']}/")
     assert code == 4403
+
+
+def test_deleting_a_memory_asks_first_and_works_with_the_edit_box_emptied(alice_page, server):
+    base, _ = server
+    page = alice_page
+    page.goto(f"{base}/w/steady/")
+    page.fill("#new-memory", "A fact to delete soon.")
+    page.click(".memory-add button[type=submit]")
+    memory = page.locator("li.memory", has_text="A fact to delete soon.")
+    expect(memory).to_have_count(1)
+    memory.locator("summary").click()
+    memory.locator("textarea").fill("")  # the edit box is required: it must not block Delete
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    memory.locator("button.danger").click()
+    page.wait_for_timeout(300)
+    assert asked and "Delete this memory?" in asked[0]
+    expect(memory).to_have_count(1)  # dismissed: kept
+    page.once("dialog", lambda dialog: dialog.accept())
+    memory.locator("button.danger").click()
+    expect(page.locator("li.memory", has_text="A fact to delete soon.")).to_have_count(0)
+    expect(page.locator("li.memory", has_text="40-person SaaS company")).to_have_count(1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.test import Client
 
 from beyond_site.runs.models import Conversation, Run
@@ -145,8 +147,6 @@ def test_the_user_text_is_escaped(alice, acme):
 
 
 def test_uploads_attach_files_and_report_refusals_by_name(alice, acme):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
     client = client_for(alice)
     good = SimpleUploadedFile("scope.txt", b"Our scope is the Paris office.", content_type="text/plain")
     bad = SimpleUploadedFile("<img src=x onerror=alert(1)>.exe", b"MZ\x90\x00\x03\x00\x00\x00" * 50,
@@ -184,3 +184,162 @@ def test_the_chat_links_to_the_run_history_which_an_auditor_can_read(acme, carol
     page = client.get("/w/acme/").content.decode()
     assert 'href="/w/acme/audit/"' in page
     assert client.get("/w/acme/audit/").status_code == 200
+
+
+def test_a_replayed_first_message_creates_no_second_conversation(alice, acme):
+    client = client_for(alice)
+    client.get("/w/acme/")
+    data = {"message": "Draft an access policy", "idempotency_key": "k-new", "conversation": ""}
+    first = client.post("/w/acme/send/", data, **HTMX)
+    again = client.post("/w/acme/send/", data, **HTMX)
+    run = Run.objects.get()
+    assert Conversation.objects.count() == 1 and run.conversation_id == Conversation.objects.get().pk
+    assert first["HX-Push-Url"] == again["HX-Push-Url"] == f"/w/acme/c/{run.conversation_id}/"
+    html = again.content.decode()
+    assert 'class="exchange"' not in html
+    # the message box points at the run's conversation, not at a new empty one
+    assert f'id="conversation-id" value="{run.conversation_id}" hx-swap-oob="true"' in html
+
+
+def test_a_replay_from_the_conversation_itself_changes_nothing(alice, acme):
+    client = client_for(alice)
+    client.post("/w/acme/send/", {"message": "Draft", "idempotency_key": "k1"}, **HTMX)
+    run = Run.objects.get()
+    again = client.post("/w/acme/send/", {"message": "Draft", "idempotency_key": "k1",
+                                          "conversation": run.conversation_id}, **HTMX)
+    assert Conversation.objects.count() == 1 and 'id="conversation-id"' not in again.content.decode()
+    assert again["HX-Push-Url"] == f"/w/acme/c/{run.conversation_id}/"
+
+
+def upload_file(name, data, content_type="text/plain"):
+    return SimpleUploadedFile(name, data, content_type=content_type)
+
+
+def test_a_refused_upload_with_no_conversation_leaves_the_workspace_as_it_was(alice, acme):
+    bad = upload_file("tool.exe", b"MZ\x90\x00\x03\x00\x00\x00" * 50, "application/octet-stream")
+    response = client_for(alice).post("/w/acme/upload/", {"files": [bad], "conversation": ""}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200 and "tool.exe" in html and "not attached" in html
+    assert Conversation.objects.count() == 0 and Document.objects.count() == 0
+    assert "HX-Push-Url" not in response and 'id="conversation-id"' not in html
+
+
+def test_a_refused_file_next_to_an_accepted_one_makes_one_conversation(alice, acme):
+    bad = upload_file("tool.exe", b"MZ\x90\x00\x03\x00\x00\x00" * 50, "application/octet-stream")
+    good = upload_file("scope.txt", b"Our scope is the Paris office.")
+    response = client_for(alice).post("/w/acme/upload/", {"files": [bad, good]}, **HTMX)
+    document = Document.objects.get()
+    assert Conversation.objects.get().pk == document.conversation_id
+    assert response["HX-Push-Url"] == f"/w/acme/c/{document.conversation_id}/"
+
+
+@pytest.fixture
+def small_files(settings):
+    settings.BEYOND_MAX_FILE_BYTES = 1000
+    settings.FILE_UPLOAD_HANDLERS = ["tests.site.test_chat_views.CountingHandler"]
+    CountingHandler.received = 0
+    return settings
+
+
+class CountingHandler(MemoryFileUploadHandler):
+    received = 0
+
+    def receive_data_chunk(self, raw_data, start):
+        CountingHandler.received += len(raw_data)
+        return super().receive_data_chunk(raw_data, start)
+
+
+def test_an_oversized_file_is_dropped_while_it_arrives_and_named(alice, acme, small_files):
+    big = upload_file("huge.txt", b"x" * 5000)
+    good = upload_file("scope.txt", b"Our scope is the Paris office.")
+    response = client_for(alice).post("/w/acme/upload/", {"files": [big, good]}, **HTMX)
+    html = response.content.decode()
+    assert "huge.txt: larger than the 1,000 bytes limit" in html
+    assert [d.name for d in Document.objects.all()] == ["scope.txt"]
+    assert CountingHandler.received == len(b"Our scope is the Paris office.")  # none of huge.txt was kept
+
+
+def test_an_oversized_file_alone_changes_nothing(alice, acme, small_files):
+    response = client_for(alice).post("/w/acme/upload/", {"files": [upload_file("huge.txt", b"x" * 5000)]}, **HTMX)
+    assert "huge.txt" in response.content.decode()
+    assert Conversation.objects.count() == 0 and Document.objects.count() == 0
+
+
+def test_a_request_far_past_the_limit_is_refused_before_it_is_parsed(alice, acme, small_files):
+    response = client_for(alice).post("/w/acme/upload/", {"files": [upload_file("huge.txt", b"x" * 20_000)]},
+                                      **HTMX)
+    assert response["HX-Reswap"] == "none" and b"each file may be at most 1,000 bytes" in response.content
+    assert CountingHandler.received == 0
+    assert Conversation.objects.count() == 0 and Document.objects.count() == 0
+
+
+def test_at_most_ten_files_are_taken_at_once(alice, acme):
+    files = [upload_file(f"note-{n}.txt", f"Note {n}.".encode()) for n in range(11)]
+    response = client_for(alice).post("/w/acme/upload/", {"files": files}, **HTMX)
+    assert response.status_code == 200 and response["HX-Reswap"] == "none"
+    assert b"Attach at most 10 files at a time" in response.content
+    assert Conversation.objects.count() == 0 and Document.objects.count() == 0
+
+
+def test_uploads_still_check_csrf(alice, acme):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    response = client.post("/w/acme/upload/", {"files": [upload_file("scope.txt", b"Scope.")]}, **HTMX)
+    assert response.status_code == 403 and Document.objects.count() == 0
+    client.get("/w/acme/")
+    token = {"HTTP_X_CSRFTOKEN": client.cookies["csrftoken"].value, **HTMX}  # as htmx sends it (hx-headers)
+    response = client.post("/w/acme/upload/", {"files": [upload_file("scope.txt", b"Scope.")]}, **token)
+    assert response.status_code == 200 and Document.objects.count() == 1
+    files = [upload_file(f"note-{n}.txt", b"Note.") for n in range(11)]
+    response = client.post("/w/acme/upload/", {"files": files}, **token)
+    assert b"Attach at most 10 files" in response.content and Document.objects.count() == 1
+
+
+def test_deleting_a_memory_is_its_own_confirmed_form(alice, acme):
+    memory = Memory.objects.create(workspace=acme, text="We are in Lyon.")
+    html = client_for(alice).get("/w/acme/").content.decode()
+    forms = re.findall(r"<form\b.*?</form>", html, re.S)
+    delete = [f for f in forms if f"/memories/{memory.pk}/delete/" in f]
+    assert len(delete) == 1, "one form posts the delete"
+    assert "<textarea" not in delete[0] and "required" not in delete[0]  # an emptied edit box cannot block it
+    assert 'hx-confirm="' in delete[0] and 'method="post"' in delete[0] and "csrfmiddlewaretoken" in delete[0]
+    edit = [f for f in forms if f'action="/w/acme/memories/{memory.pk}/"' in f]
+    assert len(edit) == 1 and "/delete/" not in edit[0]
+
+
+def test_the_sidebar_pages_to_older_conversations(alice, acme):
+    from beyond_site.chat import views
+
+    titles = [f"Conversation {n:03d}" for n in range(views.CONVERSATIONS_PER_PAGE + 5)]
+    for title in titles:
+        Conversation.objects.create(workspace=acme, title=title, created_by=alice)
+    client = client_for(alice)
+    first = client.get("/w/acme/").content.decode()
+    assert "Conversation 000" not in first and titles[-1] in first
+    assert 'href="/w/acme/?chats=2"' in first and "Older conversations" in first
+    second = client.get("/w/acme/?chats=2").content.decode()
+    assert "Conversation 000" in second and "Conversation 004" in second and titles[-1] not in second
+    assert "Older conversations" not in second and 'href="/w/acme/?chats=1"' in second
+    assert client.get("/w/acme/?chats=oops").status_code == 200
+
+
+def test_a_long_conversation_shows_the_latest_exchanges_and_pages_back(alice, acme):
+    from beyond_site.chat import views
+    from beyond_site.runs.services import start_run
+
+    conversation = Conversation.objects.create(workspace=acme, title="Long", created_by=alice)
+    for n in range(views.EXCHANGES_PER_PAGE + 3):
+        start_run(acme, f"Task number {n:03d}", user=alice, conversation=conversation)
+    client = client_for(alice)
+    url = f"/w/acme/c/{conversation.pk}/"
+    page = client.get(url).content.decode()
+    assert page.count('class="exchange"') == views.EXCHANGES_PER_PAGE
+    assert "Task number 002" not in page and "Task number 003" in page and "Task number 022" in page
+    assert page.count("data-run-status=") == views.EXCHANGES_PER_PAGE and "ws-connect=" in page
+    earlier = re.search(r'href="([^"]+\?before=\d+)"[^>]*>Show earlier', page).group(1)
+    back = client.get(earlier.replace("&amp;", "&")).content.decode()
+    assert back.count('class="exchange"') == 3
+    assert "Task number 000" in back and "Task number 002" in back and "Task number 003" not in back
+    assert "Show earlier" not in back and f'href="{url}">Show the latest' in back
+    other = Conversation.objects.create(workspace=acme, title="Other", created_by=alice)
+    assert client.get(f"/w/acme/c/{other.pk}/?before=1").status_code == 404
