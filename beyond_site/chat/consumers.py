@@ -11,7 +11,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from beyond_site.chat import fragments
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import run_group
+from beyond_site.runs.services import ensure_sweeper, run_group
 from beyond_site.workspaces import access
 
 REFUSED = 4403
@@ -30,6 +30,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.last_seq = 0
         self.joined = False
         await self.accept()
+        # After a server restart the first page that opens a run starts the runner's sweeper,
+        # which fails runs the restart interrupted (and says so on this very socket).
+        ensure_sweeper()
         await self.subscribe()
 
     async def subscribe(self):

@@ -229,7 +229,9 @@ def ensure_sweeper() -> None:
     Called on the first submission and the first websocket connect after a (re)start, so runs
     that a restart interrupted are failed, and queued ones run, without waiting for new work."""
     global _sweeper
-    if settings.BEYOND_RUN_IN_PROCESS and (_sweeper is None or _sweeper.done()):
+    if not settings.BEYOND_RUN_IN_PROCESS:
+        return
+    if _sweeper is None or _sweeper.done() or _sweeper.get_loop() is not asyncio.get_running_loop():
         _sweeper = _spawn(_sweep_forever())
 
 

@@ -9,11 +9,18 @@ from channels.testing import WebsocketCommunicator
 
 from pipeline.events import Event
 from beyond_site.asgi import application
+from beyond_site.runs.models import Run
 from beyond_site.runs.services import ring_doorbell
 from beyond_site.workspaces.models import Membership
 from tests.site.chat_support import brief_ready, new_run, record, released, session_headers, workspace_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def no_background_runner(settings):
+    # These runs are fed recorded events by hand; a runner claiming them would add its own.
+    settings.BEYOND_RUN_IN_PROCESS = False
 
 
 def step_ids(html: str) -> list[str]:
@@ -141,3 +148,28 @@ async def test_inbound_frames_do_not_bypass_the_membership_check(running, alice)
     rows = await database_sync_to_async(record)(running, released(2, "Secret."))
     await ring_doorbell(running.pk, rows[-1].seq)
     assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
+
+
+async def test_opening_a_run_starts_the_sweeper_that_fails_runs_a_restart_interrupted(alice, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from beyond_site.runs import services
+
+    settings.BEYOND_RUN_IN_PROCESS = True
+    workspace = await database_sync_to_async(workspace_with)("acme", member=alice)
+    run = await database_sync_to_async(new_run)(workspace, alice)
+    await database_sync_to_async(Run.objects.filter(pk=run.pk).update)(
+        status=Run.RUNNING, lease_owner="a-dead-server", lease_expires_at=timezone.now() - timedelta(seconds=5))
+    communicator = await connect(run, alice)
+    try:
+        for _ in range(50):
+            message = await communicator.receive_from(timeout=2)
+            if 'data-run-status="failed"' in message:
+                break
+        assert 'data-run-status="failed"' in message
+    finally:
+        await communicator.disconnect()
+        if services._sweeper:
+            services._sweeper.cancel()
