@@ -11,7 +11,7 @@ import re
 
 from pydantic import ValidationError
 
-from pipeline.schemas import Brief, Verdict
+from pipeline.schemas import Brief, Verdict, describe_errors
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
 
@@ -36,19 +36,15 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def _describe(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors()[:8])
-
-
 def parse_brief(text: str) -> Brief:
     try:
         return Brief.model_validate(_json_object(text))
     except ValidationError as exc:
-        raise ReplyError(f"the brief does not validate: {_describe(exc)}") from None
+        raise ReplyError(f"the brief does not validate: {describe_errors(exc)}") from None
 
 
 def parse_verdict(text: str) -> Verdict:
     try:
         return Verdict.model_validate(_json_object(text))
     except ValidationError as exc:
-        raise ReplyError(f"the verdict does not validate: {_describe(exc)}") from None
+        raise ReplyError(f"the verdict does not validate: {describe_errors(exc)}") from None

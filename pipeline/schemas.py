@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
 
 class Citation(BaseModel):
@@ -91,6 +91,12 @@ class Verdict(BaseModel):
 
     def as_json(self) -> dict:
         return {"pass": self.passed, "issues": [i.model_dump() for i in self.issues]}
+
+
+def describe_errors(exc: ValidationError, limit: int = 8) -> str:
+    """A pydantic error as one readable line ("steps.0.title: Field required; ..."), for messages
+    shown to people and recorded for retries. Input values are left out: they may be long or secret."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:limit])
 
 
 def verdict_json_schema() -> dict:

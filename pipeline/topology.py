@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from pipeline.schemas import describe_errors
 
 ROLES = ("planner", "executor", "verifier", "summarizer")
 DEFAULT_EFFORT = {"planner": "high", "executor": "low", "verifier": "low", "summarizer": "low"}
@@ -109,5 +111,4 @@ def parse_topology(data: str | dict) -> Topology:
     try:
         return Topology.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
-        raise TopologyError(f"invalid topology: {problems}") from None
+        raise TopologyError(f"invalid topology: {describe_errors(exc, 20)}") from None

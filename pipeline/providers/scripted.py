@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.providers.base import Completion, CompletionRequest, ProviderError, RetryableError
+from pipeline.schemas import describe_errors
 
 
 class ScriptError(ValueError):
@@ -65,8 +66,7 @@ def load_script(path: str | Path) -> Script:
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:5])
-        raise ScriptError(f"scripted file {path} is malformed: {problems}") from None
+        raise ScriptError(f"scripted file {path} is malformed: {describe_errors(exc, 5)}") from None
 
 
 class ScriptedProvider:
