@@ -78,15 +78,18 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
     existing = Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).first()
     if existing:
         return existing, False
-    used = Document.objects.filter(workspace=workspace).aggregate(total=Sum("size"))["total"] or 0
-    if used + len(data) > settings.BEYOND_MAX_WORKSPACE_BYTES:
-        raise DocumentRefused("workspace_full", f"{name}: the workspace's storage limit "
-                              f"({settings.BEYOND_MAX_WORKSPACE_BYTES // (1024 * 1024)} MB) would be exceeded")
+    _check_room(workspace, name, len(data))  # early, before the costly extraction
     try:
         extracted = extract(data, name, _limits())
     except ExtractionError as exc:
         raise DocumentRefused(exc.code, f"{name}: {exc}") from None
     with transaction.atomic():
+        # Again under a lock on the workspace row: two uploads at once must not both fit in the
+        # room that only one of them has (PostgreSQL locks; SQLite writes one at a time anyway).
+        Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+        _check_room(workspace, name, len(data))
+        if Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).exists():
+            return Document.objects.get(workspace=workspace, conversation=conversation, sha256=digest), False
         if not Blob.objects.filter(sha256=digest).exists():
             Blob.objects.create(sha256=digest, size=len(data), data=data)
         document = Document.objects.create(
@@ -94,6 +97,13 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
             size=len(data), sha256=digest, original_id=digest, text=extracted.text, uploaded_by=user)
         index_document(document)
     return document, True
+
+
+def _check_room(workspace: Workspace, name: str, size: int) -> None:
+    used = Document.objects.filter(workspace=workspace).aggregate(total=Sum("size"))["total"] or 0
+    if used + size > settings.BEYOND_MAX_WORKSPACE_BYTES:
+        raise DocumentRefused("workspace_full", f"{name}: the workspace's storage limit "
+                              f"({settings.BEYOND_MAX_WORKSPACE_BYTES // (1024 * 1024)} MB) would be exceeded")
 
 
 def index_document(document: Document) -> int:
