@@ -281,3 +281,14 @@ async def test_it_drafts_a_step_of_a_brief_from_another_planner():
     draft = executor.compose(_ctx("Asset register"), brief, brief.steps[0])
     assert "ISO/IEC 27001:2022 A.5.9 (Inventory of information and other associated assets)" in draft
     assert check_draft(brief, draft) == []
+
+
+def test_it_quotes_hard_wrapped_sentences_whole():
+    from pipeline.providers.offline.text import sentences
+
+    text = ("## 1. Purpose\n\nThis policy sets how access is granted, reviewed\nand removed, so that records are "
+            "available\nto the people who need them.\n\n- A list item\n- Another one\n")
+    assert "This policy sets how access is granted, reviewed and removed, so that records are available to the " \
+           "people who need them." in sentences(text)
+    assert not any(s.startswith("and removed") for s in sentences(text))
+    assert "A list item" in sentences(text) and "Another one" in sentences(text)

@@ -43,13 +43,33 @@ def overlap(a: str, b: str) -> int:
     return len(stems(a) & stems(b))
 
 
-def sentences(text: str) -> list[str]:
-    """Split prose into sentences and lines, dropping blanks and Markdown furniture."""
-    out: list[str] = []
+_BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+>|]\s?|\d+[.)]\s)")
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs with hard-wrapped lines joined; a heading, list item, quote or table row
+    starts a block of its own."""
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
     for line in text.splitlines():
-        line = line.strip().lstrip("#>-*| ").strip()
-        if line:
-            out.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+        if not line.strip():
+            current = None
+        elif current is None or _BLOCK_START.match(line):
+            current = [line.strip()]
+            blocks.append(current)
+        else:
+            current.append(line.strip())
+    return [" ".join(lines) for lines in blocks]
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences, dropping blanks and Markdown furniture; a sentence wrapped
+    over several lines stays whole."""
+    out: list[str] = []
+    for block in _blocks(text):
+        block = block.lstrip("#>-*+| ").strip()
+        if block:
+            out.extend(s.strip() for s in _SENTENCE_END.split(block) if s.strip())
     return out
 
 
