@@ -101,6 +101,8 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
     }
+    # Shared by every web process: login-failure counts must add up across them.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
@@ -157,6 +159,10 @@ LOGGING = {
     "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
 }
 BEYOND_RUN_IN_PROCESS = envbool("BEYOND_RUN_IN_PROCESS", "True")
+#: A runner's claim on a run lasts this long unless renewed (every BEYOND_RUN_HEARTBEAT_S); a run
+#: whose runner died is failed by the reaper once its lease has run out.
+BEYOND_RUN_LEASE_S = envint("BEYOND_RUN_LEASE_S", 90)
+BEYOND_RUN_HEARTBEAT_S = envint("BEYOND_RUN_HEARTBEAT_S", 20)
 #: Endpoints on this machine or its private network that workspace admins may point a role at
 #: (comma-separated base URLs, e.g. a local Ollama); any public https endpoint is allowed anyway.
 BEYOND_ALLOWED_BASE_URLS = os.getenv("BEYOND_ALLOWED_BASE_URLS", "")
