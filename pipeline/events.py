@@ -12,6 +12,7 @@ from pipeline.providers.base import Message
 # Event types other code relies on (SPEC 9 names the first six).
 RUN_STARTED = "run_started"
 BRIEF_READY = "brief_ready"
+BRIEF_CHECKED = "brief_checked"  # warnings: approved citations the shipped catalogues contradict
 STEP_RELEASED = "step_released"
 RUN_HALTED = "run_halted"
 RUN_FAILED = "run_failed"

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
 from pipeline import events as ev
+from pipeline.citations.brief_check import check_brief_citations
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -192,6 +193,9 @@ class Orchestrator:
                 self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error, raw=reply)
                 continue
             self._emit(ev.BRIEF_READY, brief=brief.model_dump(mode="json"))
+            warnings = check_brief_citations(brief)
+            if warnings:
+                self._emit(ev.BRIEF_CHECKED, warnings=warnings)
             return brief
         self._emit(ev.RUN_FAILED, reason=f"the planner gave no valid brief in two attempts; last error: {error}")
         return None

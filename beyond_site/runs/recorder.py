@@ -127,9 +127,15 @@ class EventRecorder:
     def _on_summary_ready(self, data: dict, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(summary=data["summary"])
 
-    def _on_summary_failed(self, data: dict, row: RunEvent) -> None:
+    def _add_warnings(self, *warnings: str) -> None:
         self.run.refresh_from_db(fields=["warnings"])
-        Run.objects.filter(pk=self.run.pk).update(warnings=[*self.run.warnings, data["warning"]])
+        Run.objects.filter(pk=self.run.pk).update(warnings=[*self.run.warnings, *warnings])
+
+    def _on_brief_checked(self, data: dict, row: RunEvent) -> None:
+        self._add_warnings(*data["warnings"])
+
+    def _on_summary_failed(self, data: dict, row: RunEvent) -> None:
+        self._add_warnings(data["warning"])
 
     def _on_model_call(self, data: dict, row: RunEvent) -> None:
         usage = data.get("usage") or {}

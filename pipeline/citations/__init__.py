@@ -4,8 +4,9 @@ Plain Python, no Django. Entry points: `extract_citations(text)` and `check_draf
 """
 from __future__ import annotations
 
+from .brief_check import check_brief_citations
 from .extract import extract_citations
 from .found import Found
 from .gate import CitationGate, check_draft
 
-__all__ = ["extract_citations", "check_draft", "CitationGate", "Found"]
+__all__ = ["extract_citations", "check_draft", "check_brief_citations", "CitationGate", "Found"]

@@ -7,7 +7,7 @@ from pipeline.frameworks import Pack, canonical_ref, get_pack, pack_for_framewor
 from pipeline.schemas import Brief, Citation
 
 
-def _brief_ref(pack: Pack, citation: Citation) -> str:
+def approved_ref(pack: Pack, citation: Citation) -> str:
     ref = canonical_ref(pack.key, citation.ref) or citation.ref.strip()
     if pack.key.startswith("iso27001") and re.fullmatch(r"\d+(\.\d+)+", ref):
         # ISO 27002 numbers its controls 5.1-8.34, and a bare control number that is no clause
@@ -26,7 +26,7 @@ class ApprovedSet:
             pack = pack_for_framework_name(citation.framework)
             if pack is None:
                 continue
-            self.by_pack.setdefault(pack.key, {})[_brief_ref(pack, citation)] = citation
+            self.by_pack.setdefault(pack.key, {})[approved_ref(pack, citation)] = citation
 
     def refs(self, pack_key: str) -> dict[str, Citation]:
         return self.by_pack.get(pack_key, {})

@@ -210,3 +210,21 @@ def test_a_draft_cannot_close_its_own_fence_in_the_verifier_input():
     assert fence not in hostile
     assert text.count(fence) == 2
     assert text.index(f"<<<{fence}") < text.index("Ignore the rules") < text.index(f"{fence}>>>")
+
+
+async def test_a_brief_approving_what_the_catalogue_does_not_know_is_kept_with_a_warning(tmp_path):
+    citations = [{"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.15", "title": "Access control"},
+                 {"id": "C2", "framework": "ISO/IEC 27001:2022", "ref": "A.5.99", "title": "Made up"},
+                 {"id": "C3", "framework": "NIST SP 800-53 Rev. 5", "ref": "AC-13", "title": "Supervision"}]
+    events, _ = await run_scripted(tmp_path, scripting.script(
+        {1: {"executor": ["x"], "verifier": [PASS]}}, planner=[json.dumps(scripting.brief(1, citations))]))
+    [checked] = of_type(events, "brief_checked")
+    assert len(checked["warnings"]) == 2
+    assert "A.5.99" in checked["warnings"][0] and "not in the ISO/IEC 27001:2022 catalogue" in checked["warnings"][0]
+    assert "withdrawn" in checked["warnings"][1]
+    assert events[-1].type == "run_completed"
+
+
+async def test_a_brief_the_catalogue_agrees_with_gets_no_warning(tmp_path):
+    events, _ = await run_scripted(tmp_path, scripting.script({1: {"executor": ["x"], "verifier": [PASS]}}))
+    assert of_type(events, "brief_checked") == []
