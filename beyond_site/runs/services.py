@@ -27,8 +27,11 @@ from beyond_site.workspaces.models import Workspace
 
 log = logging.getLogger("beyond.runs")
 
-LEASE = timedelta(seconds=90)
-HEARTBEAT_S = 20
+
+def lease() -> timedelta:
+    """How long a claim holds without renewal (BEYOND_RUN_LEASE_S); the runner renews it every
+    BEYOND_RUN_HEARTBEAT_S, and the reaper fails a run whose lease ran out."""
+    return timedelta(seconds=settings.BEYOND_RUN_LEASE_S)
 
 
 def run_group(run_id: int) -> str:
@@ -76,7 +79,7 @@ def claim_run(run_id: int, owner: str) -> bool:
     claim holds only if exactly one row changed (as healthchecks' sendalerts does)."""
     now = timezone.now()
     changed = Run.objects.filter(pk=run_id, status=Run.QUEUED).update(
-        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + LEASE, started_at=now)
+        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + lease(), started_at=now)
     return changed == 1
 
 
@@ -89,7 +92,7 @@ def claim_next_run(owner: str) -> int | None:
 
 def renew_lease(run_id: int, owner: str) -> bool:
     return Run.objects.filter(pk=run_id, status=Run.RUNNING, lease_owner=owner).update(
-        lease_expires_at=timezone.now() + LEASE) == 1
+        lease_expires_at=timezone.now() + lease()) == 1
 
 
 def reap_stale_runs() -> list[int]:
@@ -100,7 +103,7 @@ def reap_stale_runs() -> list[int]:
     for run in stale:
         with transaction.atomic():
             if Run.objects.filter(pk=run.pk, status=Run.RUNNING, lease_expires_at__lt=timezone.now()).update(
-                    lease_owner="reaper", lease_expires_at=timezone.now() + LEASE) != 1:
+                    lease_owner="reaper", lease_expires_at=timezone.now() + lease()) != 1:
                 continue
             EventRecorder(run, owner="reaper").record(Event(ev.RUN_FAILED, {
                 "reason": "interrupted: the runner stopped before the run finished; unreleased steps were not released"}))
@@ -188,7 +191,7 @@ async def _fail(record, run_id: int, reason: str) -> str:
 
 async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
     while True:
-        await asyncio.sleep(HEARTBEAT_S)
+        await asyncio.sleep(settings.BEYOND_RUN_HEARTBEAT_S)
         try:
             if not await database_sync_to_async(renew_lease)(run_id, owner):
                 if not await database_sync_to_async(Run.objects.filter(pk=run_id, status=Run.RUNNING).exists)():
