@@ -165,6 +165,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:
             async for event in stream:
+                if event.type == ev.RUN_STARTED:
+                    event.data["runner"] = owner  # who ran it stays on the record after the lease is gone
                 await record(event)
                 if event.is_final:
                     return FINAL_STATUS[event.type]

@@ -102,3 +102,12 @@ def test_a_runner_whose_run_was_reaped_writes_nothing_more(workspace, tmp_path):
     with pytest.raises(RecordRefused):
         recorder.record(Event("brief_ready", {"brief": scripting.brief(1)}))
     assert list(run.events.values_list("type", flat=True)) == ["run_started", "run_failed"]
+
+
+def test_the_record_keeps_which_runner_executed_the_run(workspace, tmp_path):
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
+    run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
+    claim_run(run.pk, "worker-7")
+    from beyond_site.runs.services import execute_run
+    asyncio.run(execute_run(run.pk, "worker-7"))
+    assert run.events.get(type="run_started").data["runner"] == "worker-7"
