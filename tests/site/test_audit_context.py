@@ -7,7 +7,7 @@ from beyond_site.runs.models import ModelCall
 from beyond_site.runs.recorder import context_messages
 from beyond_site.workspaces.services import add_memory
 from tests.scripting import PASS, fail
-from tests.site.test_audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
+from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,7 +11,7 @@ from beyond_site.workspaces import services
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.context import assemble_context
 from beyond_site.workspaces.models import Workspace
-from tests.site.test_context_support import (
+from tests.site.context_support import (
     ON_TOPIC, UNRELATED, conversation_with_history, paragraphs, queued_run, rendered,
 )
 

@@ -14,7 +14,7 @@ from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Blob, Workspace
 from tests import scripting
 from tests.scripting import PASS
-from tests.site.test_context_support import ON_TOPIC, paragraphs
+from tests.site.context_support import ON_TOPIC, paragraphs
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,7 @@ from beyond_site.workspaces import services
 from beyond_site.workspaces.context import assemble_context
 from beyond_site.workspaces.frameworks import available_packs
 from beyond_site.workspaces.models import FrameworkPack, Workspace
-from tests.site.test_context_support import queued_run
+from tests.site.context_support import queued_run
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from beyond_site.runs.models import Run
 from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Memory, Workspace, WorkspaceEvent
-from tests.site.test_context_support import conversation_with_history, queued_run
+from tests.site.context_support import conversation_with_history, queued_run
 
 pytestmark = pytest.mark.django_db
 

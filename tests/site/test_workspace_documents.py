@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 
 from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Blob, Document, DocumentChunk, Workspace, WorkspaceEvent
-from tests.site.test_context_support import ON_TOPIC, paragraphs, workspace_state
+from tests.site.context_support import ON_TOPIC, paragraphs, workspace_state
 from tests.site.test_extraction import DOCX_SKELETON, PNG, make_pdf, make_zip
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from beyond_site.workspaces import services
 from beyond_site.workspaces.context import assemble_context
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
-from tests.site.test_context_support import queued_run
+from tests.site.context_support import queued_run
 
 pytestmark = pytest.mark.django_db
 

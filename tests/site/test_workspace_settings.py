@@ -13,7 +13,7 @@ from beyond_site.workspaces.context import assemble_context
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 from pipeline.topology import ROLES, TopologyError
 from tests.site.chat_support import new_run, workspace_with
-from tests.site.test_context_support import queued_run
+from tests.site.context_support import queued_run
 
 pytestmark = [pytest.mark.django_db]
 
