@@ -116,3 +116,26 @@ async def test_the_stable_context_is_byte_identical_across_the_executor_calls(wo
     steps = [body["messages"][2]["content"] for body in fake.bodies["executor"]]
     assert len(set(steps)) == 3  # only the per-step part, last, differs
     assert {body["session_id"] for body in fake.bodies["executor"]} == {f"beyond-run-{run.pk}"}
+
+
+async def test_conversation_history_and_uploads_reach_the_planner_and_executors_never_the_verifier(workspace, alice):
+    from beyond_site.runs.models import Conversation, Message
+
+    def conversation_with_upload():
+        conversation = Conversation.objects.create(workspace=workspace, title="Access", created_by=alice)
+        Message.objects.create(conversation=conversation, role="user", text="Earlier: HISTORY-MARKER-4715")
+        Message.objects.create(conversation=conversation, role="assistant", text="Noted.")
+        services.add_document(workspace, "notes.txt", b"Uploaded note UPLOAD-MARKER-4716", conversation=conversation)
+        return conversation
+
+    conversation = await database_sync_to_async(conversation_with_upload)()
+    fake = FakeOpenRouter(n_steps=2)
+    run, _ = await database_sync_to_async(start_run)(workspace, "Draft an access-control note", user=alice,
+                                                     conversation=conversation)
+    assert await database_sync_to_async(claim_run)(run.pk, "test-runner")
+    assert await execute_run(run.pk, "test-runner", transport=httpx.MockTransport(fake)) == Run.COMPLETED
+    markers = ["HISTORY-MARKER-4715", "UPLOAD-MARKER-4716"]
+    for body in fake.bodies["planner"] + fake.bodies["executor"]:
+        assert all(m in everything_sent(body) for m in markers)
+    for body in fake.bodies["verifier"]:
+        assert not any(m in everything_sent(body) for m in markers)
