@@ -98,7 +98,6 @@ def tokens(text: str):
 
 
 # Title or quote written next to a citation (CITATIONS.md trap 8).
-Q_OPEN, Q_CLOSE = "\"“„«'‘", "\"”“»'’"
 TITLE_PAREN = re.compile(rf"{_SP}*\({_SP}*[\"“‘']?([^()\n\"”’]{{2,150}}?)[\"”’']?{_SP}*\)")
 TITLE_QUOTE = re.compile(rf"{_SP}*,?{_SP}*[\"“„«‘]([^\"”“»’\n]{{2,200}})[\"”“»’]")
 TITLE_DASH = re.compile(rf"{_SP}+[\u2013\u2014-]{_SP}+([^\n.;:|()\"”“]{{2,150}})")

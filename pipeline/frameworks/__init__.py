@@ -60,9 +60,6 @@ class Pack:
         """The entry a canonical ref (possibly with sub-parts like `(1)(a)`) belongs to."""
         return self.entries.get(ref) or self.entries.get(catalogue_ref(self.key, ref))
 
-    def position(self, ref: str) -> int | None:
-        return self._order.get(ref)
-
     def between(self, first: str, last: str) -> list[Entry]:
         """Entries from `first` to `last` inclusive at the same kind and parent (for ranges)."""
         start, end = self._order.get(first), self._order.get(last)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-ISO_KEYS = ("iso27001-2022", "iso27001-2013")
 NIST_FAMILIES = ("AC AT AU CA CM CP IA IR MA MP PE PL PM PS PT RA SA SC SI SR").split()
 CSF_FUNCTIONS = {"GOVERN": "GV", "IDENTIFY": "ID", "PROTECT": "PR", "DETECT": "DE", "RESPOND": "RS", "RECOVER": "RC"}
 _ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV"]
@@ -201,8 +200,3 @@ def catalogue_ref(pack_key: str, ref: str) -> str:
         m = re.match(r"[A-Z]{2}-\d+(?:\(\d+\))?", ref)
         return m[0] if m else ref
     return ref
-
-
-def sub_parts(pack_key: str, ref: str) -> str:
-    """What a canonical ref adds below its catalogue entry (`(1)(a)`, `a.1.`), or ''."""
-    return ref[len(catalogue_ref(pack_key, ref)):]
