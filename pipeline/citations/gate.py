@@ -1,6 +1,8 @@
 """The mechanical citation gate (SPEC 6.1): every citation in a draft against the brief's closed list."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pipeline.frameworks import Entry, get_pack
 from pipeline.schemas import Brief, Citation, Issue
 
@@ -147,12 +149,19 @@ def _title_verdict(found: Found, titles: list[str], text: str | None) -> str | N
 
 def _other_title(found: Found, written: str) -> str | None:
     """The ref whose title the draft wrote instead, if it is another entry of the same framework."""
-    for entry in get_pack(found.pack_key).entries.values():
-        title = norm_text(entry.title)
-        if len(title) >= _LENIENT_MIN_TITLE and entry.ref != found.ref and (
+    for ref, title in _recognisable_titles(found.pack_key):
+        if ref != found.ref and (
                 written == title or (found.title_form in ("dash", "colon", "table") and written.startswith(title + " "))):
-            return entry.ref
+            return ref
     return None
+
+
+@lru_cache(maxsize=None)
+def _recognisable_titles(pack_key: str) -> tuple[tuple[str, str], ...]:
+    """(ref, normalised title) of a shipped pack's entries whose titles are long enough to recognise,
+    in catalogue order; normalised once per pack rather than on every wrong title."""
+    return tuple((entry.ref, title) for entry in get_pack(pack_key).entries.values()
+                 if len(title := norm_text(entry.title)) >= _LENIENT_MIN_TITLE)
 
 
 def _replacement(entry: Entry) -> str:
