@@ -120,10 +120,7 @@ class Orchestrator:
 
     async def _settle_steps(self, after: int = 0) -> None:
         """Cancel the step tasks after step `after` and wait until they have stopped."""
-        tasks = [task for index, task in self._step_tasks.items() if index > after]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*self._cancel_steps_after(after), return_exceptions=True)
 
     # -- model calls -----------------------------------------------------------------------------
     async def _call(self, request: CompletionRequest) -> Completion:
@@ -224,11 +221,12 @@ class Orchestrator:
             self._emit(ev.STEP_NOT_RELEASED, step=later.index)
         self._emit(ev.RUN_HALTED, step=outcome.index, reason=f"step {outcome.index}: {outcome.halt_reason}")
 
-    def _cancel_steps_after(self, index: int) -> None:
+    def _cancel_steps_after(self, index: int) -> list[asyncio.Task]:
         # Whatever their verdicts, later steps can no longer be released: stop paying for them.
-        for later, task in self._step_tasks.items():
-            if later > index:
-                task.cancel()
+        tasks = [task for later, task in self._step_tasks.items() if later > index]
+        for task in tasks:
+            task.cancel()
+        return tasks
 
     async def _step(self, brief: Brief, index: int, semaphore: asyncio.Semaphore) -> StepOutcome:
         try:
