@@ -6,7 +6,10 @@ means the blind verifier found no contract violation; nothing here says "verifie
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
+
+from django.db.models import Max, OuterRef, Subquery
 
 from pipeline import events as ev
 from beyond_site.chat.rendering import markdown_to_html
@@ -115,19 +118,50 @@ def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
     return view
 
 
+def halt_reasons(run_ids) -> dict[int, dict[int, str]]:
+    """Per run, per halted step, the reason its step_halted event gave."""
+    reasons: dict[int, dict[int, str]] = defaultdict(dict)
+    for e in RunEvent.objects.filter(run_id__in=run_ids, type=ev.STEP_HALTED).only("run_id", "data"):
+        reasons[e.run_id][e.data.get("step")] = e.data.get("reason", "")
+    return reasons
+
+
+def run_views(run_ids) -> dict[int, RunView]:
+    """The whole current state of each run, from the database, in a fixed number of queries."""
+    ids = list(run_ids)
+    if not ids:
+        return {}
+    # Read the last sequence numbers first: the state read after them is at least that new, so a
+    # tail from one can only repeat (idempotent swaps), never miss.
+    last_seqs = dict(RunEvent.objects.filter(run_id__in=ids).values("run_id").annotate(last=Max("seq"))
+                     .values_list("run_id", "last"))
+    runs = Run.objects.select_related("workspace").in_bulk(ids)
+    halts = halt_reasons(ids)
+    steps: dict[int, list[StepView]] = defaultdict(list)
+    for s in Step.objects.filter(run_id__in=ids).order_by("run_id", "index"):
+        steps[s.run_id].append(step_view(s, halts[s.run_id]))
+    progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
+    latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
+    latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
+    views = {}
+    for run_id in ids:
+        run = runs.get(run_id)
+        if run is None:
+            continue
+        run_steps = steps[run_id]
+        released = sum(1 for s in run_steps if s.status == Step.RELEASED)
+        progress = progress_text(latest.get(run_id), len(run_steps), released)
+        if run.status in (Run.HALTED, Run.FAILED) and run.halt_reason:
+            progress = f"{progress}: {run.halt_reason}"
+        views[run_id] = RunView(run=run, status=page_status(run.status), steps=run_steps, progress=progress,
+                                recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
+                                last_seq=last_seqs.get(run_id) or 0)
+    return views
+
+
 def run_view(run_id: int) -> RunView:
     """The whole current state of a run, from the database (the snapshot)."""
-    # Read the last sequence number first: the state read after it is at least that new, so a
-    # tail from it can only repeat (idempotent swaps), never miss.
-    last_seq = RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", flat=True).first() or 0
-    run = Run.objects.select_related("workspace").get(pk=run_id)
-    halts = {e.data.get("step"): e.data.get("reason", "")
-             for e in RunEvent.objects.filter(run=run, type=ev.STEP_HALTED)}
-    steps = [step_view(s, halts) for s in Step.objects.filter(run=run).order_by("index")]
-    latest = RunEvent.objects.filter(run=run, type__in=PROGRESS_TYPES).order_by("-seq").first()
-    released = sum(1 for s in steps if s.status == Step.RELEASED)
-    progress = progress_text(latest, len(steps), released)
-    if run.status in (Run.HALTED, Run.FAILED) and run.halt_reason:
-        progress = f"{progress}: {run.halt_reason}"
-    return RunView(run=run, status=page_status(run.status), steps=steps, progress=progress,
-                   recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []), last_seq=last_seq)
+    try:
+        return run_views([run_id])[run_id]
+    except KeyError:
+        raise Run.DoesNotExist(f"Run {run_id} does not exist") from None

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.chat.presenting import run_view
+from beyond_site.chat.presenting import run_view, run_views
 from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
 from beyond_site.runs.models import Conversation, Message, Run
 from beyond_site.runs.services import schedule_run, start_run
@@ -55,7 +55,8 @@ def _exchanges(conversation: Conversation | None, before: Message | None = None)
     page = list(asked.order_by("-created_at", "-id")[:EXCHANGES_PER_PAGE + 1])
     earlier = page[EXCHANGES_PER_PAGE - 1].pk if len(page) > EXCHANGES_PER_PAGE else None
     page = page[:EXCHANGES_PER_PAGE][::-1]
-    items = [{"text": m.text, "rv": run_view(m.run_id) if m.run_id else None} for m in page]
+    views = run_views(m.run_id for m in page if m.run_id)
+    items = [{"text": m.text, "rv": views.get(m.run_id)} for m in page]
     return items, earlier
 
 
