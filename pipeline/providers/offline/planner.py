@@ -89,7 +89,8 @@ def plan(ctx: Context) -> Brief:
     picks = picks[:MAX_CITATIONS]
     citations = as_citations(picks)
 
-    per_step = [[n for n, p in enumerate(picks) if p in topic_picks(ts, packs, TOPICS)] for ts in topics]
+    per_step = [[n for n, p in enumerate(picks) if p in step_picks]
+                for step_picks in (topic_picks(ts, packs, TOPICS) for ts in topics)]
     placed = {n for ids in per_step for n in ids}
     citing_steps = [i for i, ts in enumerate(topics) if ts] or list(range(len(topics)))
     for n, pick in enumerate(picks):
