@@ -11,10 +11,9 @@ from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from pipeline import events as ev
 from beyond_site.chat import docx_writer
-from beyond_site.chat.presenting import BADGES, OFFLINE_TIP
-from beyond_site.runs.models import Run, RunEvent, Step
+from beyond_site.chat.presenting import BADGES, OFFLINE_TIP, halt_reasons
+from beyond_site.runs.models import Run, Step
 from beyond_site.workspaces import access
 
 NOT_RELEASED = "Not released: the run stopped at an earlier step."
@@ -22,7 +21,7 @@ NOT_RELEASED = "Not released: the run stopped at an earlier step."
 
 def export_rows(run: Run) -> dict:
     """What an export contains, in reading order; both formats are written from this."""
-    halts = {e.data.get("step"): e.data.get("reason", "") for e in RunEvent.objects.filter(run=run, type=ev.STEP_HALTED)}
+    halts = halt_reasons([run.pk])[run.pk]
     steps = []
     for step in Step.objects.filter(run=run).order_by("index"):
         row = {"index": step.index, "title": step.title, "badge": None, "warnings": [], "content": None, "note": ""}
