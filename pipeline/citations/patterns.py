@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.frameworks.refs import NIST_FAMILIES
+from pipeline.frameworks.refs import CSF_CODES, NIST_FAMILIES
 
 _FAMILIES = "|".join(NIST_FAMILIES)
 _FAMILIES_LOWER = _FAMILIES.lower()
@@ -44,8 +44,8 @@ _TOKENS: list[tuple[str, str]] = [
               r"employees\b|staff\b|users\b|people\b|times\b|x\b)"),                                 # amounts
     # Self-identifying ids.
     ("csf_function", r"\b(GOVERN|Govern|IDENTIFY|Identify|PROTECT|Protect|DETECT|Detect|RESPOND|Respond|"
-                     rf"RECOVER|Recover){_SP}*\((GV|ID|PR|DE|RS|RC)\)"),
-    ("csf_id", rf"(?<![\w.])(GV|ID|PR|DE|RS|RC)\.([A-Z]{{2}})(?:{_DASH}(\d{{1,2}})(?!\d))?(?![\w])"),
+                     rf"RECOVER|Recover){_SP}*\(({CSF_CODES})\)"),
+    ("csf_id", rf"(?<![\w.])({CSF_CODES})\.([A-Z]{{2}})(?:{_DASH}(\d{{1,2}})(?!\d))?(?![\w])"),
     ("nist_id", rf"(?<![\w.\-])({_FAMILIES}){_DASH}(\d{{1,2}})(?!\d)(?:{_SP}?\((\d{{1,2}})\))?"
                 r"((?:\((?:[a-z]|\d{1,2})\)|(?<=\d)[a-z]\.(?:\d{1,2}\.)?|(?<=\d) [a-z]\.(?:\d{1,2}\.)?)*)"),
     ("nist_id", rf"(?<![\w.\-])({_FAMILIES_LOWER})-(\d{{1,2}})\.(\d{{1,2}})(?![\d.])()"),

@@ -9,6 +9,8 @@ import re
 
 NIST_FAMILIES = ("AC AT AU CA CM CP IA IR MA MP PE PL PM PS PT RA SA SC SI SR").split()
 CSF_FUNCTIONS = {"GOVERN": "GV", "IDENTIFY": "ID", "PROTECT": "PR", "DETECT": "DE", "RESPOND": "RS", "RECOVER": "RC"}
+#: The CSF function codes as a regex alternation ("GV|ID|PR|DE|RS|RC"), for every pattern that spots CSF ids.
+CSF_CODES = "|".join(CSF_FUNCTIONS.values())
 _ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV"]
 
 # Unicode dashes, non-breaking and thin spaces that drafts and briefs carry in refs.

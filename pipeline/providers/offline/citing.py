@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS, Entry, Pack, canonical_ref, load_packs, pack_for_framework_name
+from pipeline.frameworks.refs import CSF_CODES
 from pipeline.schemas import Citation
 
 from .text import overlap, stems
@@ -22,7 +23,7 @@ _EXPLICIT = (
     re.compile(r"(?:\bclause|\bcl\.|§)\s*\d+(?:\.\d+)*", re.IGNORECASE),
     re.compile(r"\bArt(?:icle|\.)?\s*\d+(?:\s*\(\d+\))?", re.IGNORECASE),
     re.compile(r"\b[A-Z]{2}-\d+(?:\s?\(\d+\))?"),
-    re.compile(r"\b(?:GV|ID|PR|DE|RS|RC)\.[A-Z]{2}(?:-\d+)?"),
+    re.compile(rf"\b(?:{CSF_CODES})\.[A-Z]{{2}}(?:-\d+)?"),
     re.compile(r"\b(?:CC|PI|P|C|A)\d\.\d+"),
 )
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.frameworks.refs import CSF_CODES
+
 STOPWORDS = frozenset("""
 a an and are as at be by can do does for from has have in into is it its of on or our their the this
 to we with our us you your draft write prepare create produce make please need needs new document
@@ -17,7 +19,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _CITATION_LIKE = re.compile(
     r"\bA\s?\.?\s?\d+\.\d+|\bAnnex\s+A\b|\bArt(?:icle)?s?\b\.?\s*\d+|\bRecitals?\s+\d+|\bChapter\s+[IVX]+\b"
     r"|(?:\bclauses?|\bcl\.|§|\bsections?|\bcontrols?|\bpara(?:graph)?\.?)\s*\d+"
-    r"|\b[A-Z]{2}-\d+|\b(?:GV|ID|PR|DE|RS|RC)\.[A-Z]{2}|\b(?:CC|PI|P|C)\d+\.\d+|\bA1\.\d"
+    r"|\b[A-Z]{2}-\d+|\b(?:" + CSF_CODES + r")\.[A-Z]{2}|\b(?:CC|PI|P|C)\d+\.\d+|\bA1\.\d"
     r"|\b(?:TSC|SOC\s?2)\s+\w*\d",
     re.IGNORECASE,
 )
