@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
 from pipeline import events as ev
-from pipeline.citations.brief_check import check_brief_citations
+from pipeline.citations import check_brief_citations, check_draft
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -61,12 +61,6 @@ class StepOutcome:
         return self.halt_reason is not None
 
 
-def _default_gate(brief: Brief, draft: str) -> list[Issue]:
-    from pipeline.citations import check_draft
-
-    return check_draft(brief, draft)
-
-
 class Orchestrator:
     """Runs one task: planner, then executors and the blind verifier per step, then the summarizer."""
 
@@ -76,7 +70,7 @@ class Orchestrator:
         self.topology = topology
         self.providers = providers
         self.settings = settings
-        self.gate = gate or _default_gate
+        self.gate = gate or check_draft
         self.brief: Brief | None = None
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._step_tasks: dict[int, asyncio.Task] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.citations import check_draft
 from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 
@@ -120,8 +121,6 @@ def _drop_quoted(draft: str, quotes: list[str]) -> str:
 
 def _gate_quotes(brief: Brief, draft: str) -> list[str]:
     """Spans the mechanical citation gate would flag; a safety net for quoted user text."""
-    from pipeline.citations import check_draft
-
     return [issue.quote for issue in check_draft(brief, draft) if issue.quote]
 
 
