@@ -32,13 +32,10 @@ class CitationGate:
             if key not in self._verdicts:
                 judged = self.judge(found)
                 self._verdicts[key] = (judged.type, judged.detail) if judged else None
-            if self._verdicts[key] is None:
-                continue
-            kind, detail = self._verdicts[key]
-            issue = Issue(type=kind, detail=detail, quote=found.surface)
-            if issue and (issue.type, issue.detail) not in seen:
-                seen.add((issue.type, issue.detail))
-                issues.append(issue)
+            verdict = self._verdicts[key]
+            if verdict is not None and verdict not in seen:
+                seen.add(verdict)
+                issues.append(Issue(type=verdict[0], detail=verdict[1], quote=found.surface))
         return issues
 
     # ---- one citation --------------------------------------------------------------------
