@@ -19,7 +19,7 @@ from beyond_site.audit.filters import filtered_runs
 from beyond_site.runs.models import ModelCall, Run
 from beyond_site.runs.recorder import context_messages
 from beyond_site.runs.selectors import run_trace
-from beyond_site.workspaces.access import READ, require_membership
+from beyond_site.workspaces.access import READ, require_membership, require_run
 
 PAGE_SIZE = 50
 EXPORT_CAP = 500
@@ -32,8 +32,7 @@ def _membership(request, slug: str):
 
 def _get_run(request, slug: str, run_id: int) -> Run:
     """The run, looked up inside the caller's workspace: another workspace's id is a 404."""
-    membership = _membership(request, slug)
-    return get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
+    return require_run(request, slug, run_id, READ)
 
 
 def _json_attachment(data, filename: str) -> HttpResponse:

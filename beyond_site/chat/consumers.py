@@ -10,17 +10,13 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from beyond_site.chat import fragments
-from beyond_site.runs.models import Run
 from beyond_site.runs.services import ensure_sweeper, run_group
 from beyond_site.workspaces import access
 
 REFUSED = 4403
 
 
-@database_sync_to_async
-def may_read(user, run_id: int) -> bool:
-    slug = Run.objects.filter(pk=run_id).values_list("workspace__slug", flat=True).first()
-    return slug is not None and access.allows(access.membership_for(user, slug), access.READ)
+may_read = database_sync_to_async(access.may_read_run)
 
 
 class RunConsumer(AsyncWebsocketConsumer):

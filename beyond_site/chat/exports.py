@@ -7,7 +7,6 @@ import re
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
@@ -85,8 +84,7 @@ def filename(run: Run, ext: str) -> str:
 
 
 def _finished_run(request, slug, run_id) -> Run | HttpResponse:
-    membership = access.require_membership(request, slug, access.READ)
-    run = get_object_or_404(Run, pk=run_id, workspace=membership.workspace)
+    run = access.require_run(request, slug, run_id, access.READ)
     if not run.is_finished:
         return HttpResponse("This run has not finished yet: export it when it has.", status=409,
                             content_type="text/plain; charset=utf-8")
