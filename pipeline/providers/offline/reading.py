@@ -28,16 +28,24 @@ _LEADING_VERBS = re.compile(r"^(?:please\s+)?(?:draft|write|prepare|create|produ
                             r"(?:me\s+)?(?:an?\s+|the\s+|our\s+)?", re.IGNORECASE)
 
 
-def _phrase_in(phrase: str, text: str) -> bool:
-    return re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", text) is not None
+def _phrase(phrase: str) -> re.Pattern:
+    """`phrase` as a whole word or words of a lower-cased text."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")
 
 
 def _normal(text: str) -> str:
     return re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.lower())
 
 
+# The document types' keywords and the audience words, normalised and compiled once rather than
+# on every classification (the executor classifies the task again for each step).
+_KEYWORDS = {doc.key: tuple((_phrase(_normal(phrase)), weight) for phrase, weight in doc.keywords.items())
+             for doc in DOC_TYPES}
+_AUDIENCE_PATTERNS = tuple((_phrase(word), audience) for word, audience in _AUDIENCES)
+
+
 def _score(doc: DocType, task: str) -> int:
-    return sum(weight for phrase, weight in doc.keywords.items() if _phrase_in(_normal(phrase), task))
+    return sum(weight for pattern, weight in _KEYWORDS[doc.key] if pattern.search(task))
 
 
 def classify(task: str) -> tuple[DocType, DocType | None]:
@@ -79,8 +87,8 @@ def scope_of(ctx: Context) -> tuple[str, str | None]:
 def audience_of(task: str, doc: DocType) -> str:
     """Who the document is for: named in the task, else the document type's usual readers."""
     text = task.lower()
-    for word, audience in _AUDIENCES:
-        if _phrase_in(word, text):
+    for pattern, audience in _AUDIENCE_PATTERNS:
+        if pattern.search(text):
             return audience
     return doc.audience
 
