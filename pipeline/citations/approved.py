@@ -44,7 +44,8 @@ def relation(pack_key: str, found: str, approved: str) -> str | None:
         return "narrower"
     if _is_part(pack_key, approved, found):
         return "broader"
-    if _parent(pack_key, found) and _parent(pack_key, found) == _parent(pack_key, approved):
+    parent = _parent(pack_key, found)
+    if parent and parent == _parent(pack_key, approved):
         return "sibling"
     return None
 
