@@ -12,6 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 from django.db.models import Count, Sum
 
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from beyond_site.runs.selectors import iso
 
 BADGE_LABELS = {
     "passed": "passed",
@@ -95,12 +96,8 @@ def event_summary(data: dict) -> str:
     return "; ".join(parts)
 
 
-def run_events(run: Run) -> list[RunEvent]:
-    return list(RunEvent.objects.filter(run=run).order_by("seq"))
-
-
 def event_rows(events: list[RunEvent]) -> list[dict]:
-    return [{"seq": e.seq, "type": e.type, "at": e.at.isoformat(timespec="microseconds"),
+    return [{"seq": e.seq, "type": e.type, "at": iso(e.at),
              "summary": event_summary(e.data)}
             for e in events]
 

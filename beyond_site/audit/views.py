@@ -18,7 +18,7 @@ from beyond_site.audit import presenters
 from beyond_site.audit.filters import filtered_runs
 from beyond_site.runs.models import ModelCall, Run
 from beyond_site.runs.recorder import context_messages
-from beyond_site.runs.selectors import run_trace
+from beyond_site.runs.selectors import run_events, run_trace
 from beyond_site.workspaces.access import READ, require_membership, require_run
 
 PAGE_SIZE = 50
@@ -58,8 +58,8 @@ def run_list(request, slug: str):
 @login_required
 def run_detail(request, slug: str, run_id: int):
     run = _get_run(request, slug, run_id)
-    trace = presenters.redact_trace(run_trace(run))
-    events = presenters.run_events(run)
+    events = run_events(run)
+    trace = presenters.redact_trace(run_trace(run, events))
     return render(request, "audit/run_detail.html", {
         "workspace": run.workspace, "run": run, "trace": trace,
         "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run, events),

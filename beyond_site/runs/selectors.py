@@ -4,7 +4,8 @@ from __future__ import annotations
 from beyond_site.runs.models import Run, RunEvent, Step
 
 
-def _iso(dt) -> str:
+def iso(dt) -> str:
+    """A timestamp as the run record writes it (the trace, the audit event log)."""
     return dt.isoformat(timespec="microseconds")
 
 
@@ -32,10 +33,18 @@ def step_dict(step: Step) -> dict:
     }
 
 
-def run_trace(run: Run) -> dict:
-    """The run trace: field names fixed by SPEC 9, more fields allowed."""
+def run_events(run: Run) -> list[RunEvent]:
+    return list(RunEvent.objects.filter(run=run).order_by("seq"))
+
+
+def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
+    """The run trace: field names fixed by SPEC 9, more fields allowed.
+
+    `events`: the run's events in seq order, when the caller has read them already.
+    """
     steps = run.steps.prefetch_related("attempts__verdicts").order_by("index")
-    events = RunEvent.objects.filter(run=run).order_by("seq")
+    if events is None:
+        events = run_events(run)
     return {
         "run": {
             "id": run.pk,
@@ -46,8 +55,8 @@ def run_trace(run: Run) -> dict:
             "task": run.task,
             "offline": run.offline,
             "warnings": list(run.warnings or []),
-            "created_at": _iso(run.created_at),
-            "finished_at": _iso(run.finished_at) if run.finished_at else None,
+            "created_at": iso(run.created_at),
+            "finished_at": iso(run.finished_at) if run.finished_at else None,
         },
         "brief": run.brief,
         "steps": [step_dict(s) for s in steps],
@@ -62,5 +71,5 @@ def run_trace(run: Run) -> dict:
             for c in run.model_calls.select_related("context").order_by("id")
         ],
         # The fixed fields last: no event data can overwrite them.
-        "events": [{**e.data, "seq": e.seq, "type": e.type, "at": _iso(e.at)} for e in events],
+        "events": [{**e.data, "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
     }
