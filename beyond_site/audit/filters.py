@@ -7,12 +7,13 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Q, QuerySet
 
+from beyond_site.audit.presenters import BADGE_LABELS
 from beyond_site.runs.models import Run, Step
 from pipeline.topology import ROLES
 
 # A step's "badge" as an auditor means it: the released badges plus the halted step.
-BADGE_CHOICES = [("", "any"), ("warning", "warning"), ("passed_after_rerender", "passed after re-render"),
-                 ("halted", "halted")]
+BADGE_CHOICES = [("", "any"), *((badge, BADGE_LABELS[badge])
+                                 for badge in ("warning", "passed_after_rerender", "halted"))]
 
 
 class RunFilterForm(forms.Form):

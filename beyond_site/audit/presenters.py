@@ -11,14 +11,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.db.models import Count, Sum
 
+from beyond_site.chat.presenting import BADGES
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.selectors import iso
 
-BADGE_LABELS = {
-    "passed": "passed",
-    "passed_after_rerender": "passed after re-render",
-    "warning": "warning",
-}
+# The chat's badge wording, in lower case: one wording for a badge wherever it is shown.
+BADGE_LABELS = {badge: label.lower() for badge, (label, _tip) in BADGES.items()}
 STATUS_LABELS = {Step.HALTED: "halted", Step.NOT_RELEASED: "not released", Step.PENDING: "pending"}
 
 # Event fields too long for a one-line summary: the page shows them in full elsewhere.
