@@ -17,7 +17,7 @@ STEP_TYPES = (ev.STEP_RELEASED, ev.STEP_HALTED, ev.STEP_NOT_RELEASED)
 def snapshot(run_id: int) -> tuple[str, int, bool]:
     """(fragments for the whole current state, last seq covered, finished?)."""
     rv = run_view(run_id)
-    return _state(rv, whole_steps=True), rv.last_seq, rv.finished
+    return _state(rv), rv.last_seq, rv.finished
 
 
 def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
@@ -42,7 +42,7 @@ def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
     return "".join(parts), max(rv.last_seq, new[-1].seq), False
 
 
-def _state(rv: RunView, whole_steps: bool) -> str:
+def _state(rv: RunView) -> str:
     if rv.finished:
         # The finished article replaces the live one, whose websocket htmx then closes.
         return _render("chat/_run.html", rv)

@@ -104,10 +104,6 @@ class RunView:
     def finished(self) -> bool:
         return self.run.status in Run.FINISHED
 
-    @property
-    def released_count(self) -> int:
-        return sum(1 for s in self.steps if s.status == Step.RELEASED)
-
 
 def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
     view = StepView(index=step.index, title=step.title, status=step.status)
