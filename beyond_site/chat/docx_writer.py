@@ -8,11 +8,10 @@ from __future__ import annotations
 import re
 
 from docx import Document
-from markdown_it import MarkdownIt
 
 from beyond_site.chat.presenting import OFFLINE_TIP
+from beyond_site.chat.rendering import MARKDOWN
 
-_md = MarkdownIt("commonmark", {"html": False}).enable("table")
 # XML 1.0 forbids most control characters; python-docx raises on them, so model text is cleaned.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -68,7 +67,7 @@ def write(rows: dict, target) -> None:
 
 
 def _markdown(doc, text: str) -> None:
-    tokens = _md.parse(_text(text))
+    tokens = MARKDOWN.parse(_text(text))
     style, heading, lists = None, None, []
     for tok in tokens:
         if tok.type == "heading_open":

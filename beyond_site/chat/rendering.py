@@ -14,7 +14,8 @@ import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
+# The one Markdown parser: this module renders its HTML, docx_writer walks its tokens for DOCX.
+MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 TAGS = {
     "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre", "blockquote",
@@ -45,7 +46,7 @@ def markdown_to_html(text: str | None) -> SafeString:
     """Render untrusted Markdown (model output) to HTML that is safe to put in the page."""
     if not text:
         return mark_safe("")
-    raw = _md.render(text)
+    raw = MARKDOWN.render(text)
     clean = nh3.clean(
         raw,
         tags=TAGS,
