@@ -139,8 +139,10 @@ def test_narrowed_frameworks_persist_and_the_next_run_sees_only_them(alice, acme
 
 
 def test_none_enabled_is_allowed_with_a_warning(alice, acme):
+    assert "No framework is enabled" not in client_for(alice).get("/w/acme/settings/").content.decode()
     response = client_for(alice).post("/w/acme/settings/frameworks/", {}, follow=True)
     assert "the planner will cite no framework" in response.content.decode()
+    assert 'class="settings-note small">No framework is enabled' in response.content.decode()
     acme.refresh_from_db()
     assert acme.enabled_frameworks == []
     ctx = assemble_context(queued_run(acme, "Write a GDPR record of processing"))
