@@ -22,11 +22,6 @@ def no_background_runs(settings):
 
 
 @pytest.fixture
-def carol(django_user_model):
-    return django_user_model.objects.create_user("carol", password="x")
-
-
-@pytest.fixture
 def acme(alice, carol):
     return workspace_with("acme", member=alice, auditor=carol)
 

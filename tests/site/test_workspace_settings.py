@@ -26,16 +26,6 @@ def no_background_runs(settings):
 
 
 @pytest.fixture
-def carol(django_user_model):
-    return django_user_model.objects.create_user("carol", password="x")
-
-
-@pytest.fixture
-def dave(django_user_model):
-    return django_user_model.objects.create_user("dave", password="x")
-
-
-@pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
 
