@@ -85,6 +85,13 @@ def _side_context(membership, conversation, chats_page: int = 1) -> dict:
     }
 
 
+def _chat_url(slug: str, conversation) -> str:
+    """The page of `conversation`, or the workspace's chat when there is none yet."""
+    if conversation is None:
+        return reverse("chat:workspace", args=[slug])
+    return reverse("chat:conversation", args=[slug, conversation.pk])
+
+
 @login_required
 @require_GET
 def home(request):
@@ -139,8 +146,7 @@ def _start_from_form(request, slug):
         if not created:
             conversation = run.conversation or posted
     created_conversation = conversation is not None and (posted is None or posted.pk != conversation.pk)
-    url = (reverse("chat:conversation", args=[slug, conversation.pk]) if conversation
-           else reverse("chat:workspace", args=[slug]))
+    url = _chat_url(slug, conversation)
     if not request.htmx:
         return redirect(url), (run.pk if created else None)
     ctx = _side_context(membership, conversation)
@@ -224,12 +230,10 @@ def _upload(request, slug, cap):
     if not files and not refused:
         refused.append("Choose a file to attach first.")
     if not request.htmx:
-        url = (reverse("chat:conversation", args=[slug, conversation.pk]) if conversation
-               else reverse("chat:workspace", args=[slug]))
-        return redirect(url)
+        return redirect(_chat_url(slug, conversation))
     ctx = _side_context(membership, conversation)
     ctx.update(added=added, refused=refused, new_conversation=created_conversation)
     response = render(request, "chat/_uploaded.html", ctx)
     if created_conversation:
-        response["HX-Push-Url"] = reverse("chat:conversation", args=[slug, conversation.pk])
+        response["HX-Push-Url"] = _chat_url(slug, conversation)
     return response
