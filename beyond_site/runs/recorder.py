@@ -22,10 +22,7 @@ FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.R
 def store_blob(text: str) -> tuple[str, int]:
     """Store text content-addressed; return (sha256, size). Existing content is not copied again."""
     data = text.encode("utf-8")
-    digest = hashlib.sha256(data).hexdigest()
-    if not Blob.objects.filter(sha256=digest).exists():
-        Blob.objects.get_or_create(sha256=digest, defaults={"size": len(data), "data": data})
-    return digest, len(data)
+    return Blob.store(data), len(data)
 
 
 def _message_parts(message: Message) -> list[str]:

@@ -1,6 +1,8 @@
 """Workspaces, who belongs to them, and what they know (memories and documents)."""
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.db import models
 
@@ -104,6 +106,13 @@ class Blob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sha256[:12]} ({self.size} bytes)"
+
+    @classmethod
+    def store(cls, data: bytes, digest: str | None = None) -> str:
+        """Store `data` once, whoever asks (documents, context records); return its sha256."""
+        digest = digest or hashlib.sha256(data).hexdigest()
+        cls.objects.get_or_create(sha256=digest, defaults={"size": len(data), "data": data})
+        return digest
 
 
 class DocumentChunk(models.Model):

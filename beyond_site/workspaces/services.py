@@ -90,8 +90,7 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
         _check_room(workspace, name, len(data))
         if Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).exists():
             return Document.objects.get(workspace=workspace, conversation=conversation, sha256=digest), False
-        if not Blob.objects.filter(sha256=digest).exists():
-            Blob.objects.create(sha256=digest, size=len(data), data=data)
+        Blob.store(data, digest)
         document = Document.objects.create(
             workspace=workspace, conversation=conversation, name=name, kind=extracted.kind, mime=extracted.mime,
             size=len(data), sha256=digest, original_id=digest, text=extracted.text, uploaded_by=user)
@@ -143,7 +142,12 @@ def delete_document(document: Document, user=None) -> None:
          size=document.size, conversation=document.conversation_id)
     digest = document.sha256
     document.delete()
-    if not Document.objects.filter(original_id=digest).exists():
+    # The bytes may also be part of what a model call was given (a context record): the audit
+    # record is append-only, so such a blob stays.
+    from beyond_site.runs.models import ContextRecord
+
+    if (not Document.objects.filter(original_id=digest).exists()
+            and not ContextRecord.objects.filter(parts__icontains=digest).exists()):
         Blob.objects.filter(sha256=digest).delete()
 
 

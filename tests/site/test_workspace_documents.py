@@ -118,3 +118,15 @@ def test_deleting_a_document_removes_its_chunks_and_unshared_original(workspace,
     assert Blob.objects.filter(sha256=shared.sha256).exists()  # still used by workspace b
     event = WorkspaceEvent.objects.filter(action="document_deleted").order_by("id").first()
     assert event.user == alice and event.detail["name"] == "gone.md"
+
+
+def test_deleting_a_document_keeps_bytes_that_a_model_call_was_given(workspace, alice):
+    from beyond_site.runs.recorder import context_messages, store_context
+    from pipeline.providers.base import Message
+
+    text = "# Same text\n\nA section a model call was given, and also uploaded as a file."
+    record = store_context((Message("user", text),))
+    document, _ = services.add_document(workspace, "same.md", text.encode())
+    assert document.sha256 in {p["blob"] for p in record.parts}
+    services.delete_document(document, alice)
+    assert context_messages(record) == [{"role": "user", "content": text}]  # the audit record is intact
