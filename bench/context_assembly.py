@@ -111,10 +111,10 @@ def main() -> None:
         setup_django(Path(tmp))
         from django.conf import settings
 
-        from beyond_site.runs.recorder import store_context
+        from beyond_site.runs.contexts import store_context
         from beyond_site.runs.services import start_run
         from beyond_site.workspaces import services
-        from beyond_site.workspaces.context import assemble_context
+        from beyond_site.runs.context import assemble_context
         from beyond_site.workspaces.models import Workspace
         from pipeline.requests import build_executor_request, build_planner_request
         from pipeline.schemas import Brief

@@ -49,6 +49,8 @@ INSTALLED_APPS = [
     "beyond_site.runs",
     "beyond_site.chat",
     "beyond_site.audit",
+    "beyond_site.exports",
+    "beyond_site.workspace_settings",
 ]
 
 MIDDLEWARE = [
@@ -148,7 +150,6 @@ BEYOND_STEP_CONCURRENCY = envint("BEYOND_STEP_CONCURRENCY", 8)
 BEYOND_MAX_FILE_BYTES = envint("BEYOND_MAX_FILE_BYTES", 20 * 1024 * 1024)
 BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1024)
 BEYOND_CONTEXT_BUDGET_TOKENS = envint("BEYOND_CONTEXT_BUDGET_TOKENS", 100_000)
-MEDIA_ROOT = Path(os.getenv("BEYOND_MEDIA_ROOT", str(BASE_DIR / "media")))
 
 LOGGING = {
     "version": 1,

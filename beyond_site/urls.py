@@ -8,6 +8,7 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
-    path("w/<slug:slug>/settings/", include("beyond_site.workspaces.urls")),
+    path("w/<slug:slug>/settings/", include("beyond_site.workspace_settings.urls")),
+    path("w/<slug:slug>/runs/", include("beyond_site.exports.urls")),
     path("", include("beyond_site.chat.urls")),
 ]

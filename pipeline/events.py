@@ -1,44 +1,214 @@
-"""The events the orchestrator emits. The web app persists each one before it broadcasts it.
+"""The events a run emits, one small typed payload per event type.
 
-`data` is plain JSON. `messages` (what a model call was given) is kept apart from `data`: the app
-stores it content-addressed instead of copying it into the event log.
+The orchestrator builds them, the web app persists each one before it broadcasts it (its `data`
+is the payload as plain JSON), and the pages and the audit trail read them back with `load`. A
+field added to a payload is added here once, for all three.
+
+`messages` (what a model call was given) travels beside the payload, not in it: the app stores
+it content-addressed instead of copying it into the event log.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar
 
 from pipeline.providers.base import Message
 
-# Event types other code relies on (SPEC 9 names the first six).
-RUN_STARTED = "run_started"
-BRIEF_READY = "brief_ready"
-BRIEF_CHECKED = "brief_checked"  # warnings: approved citations the shipped catalogues contradict
-STEP_RELEASED = "step_released"
-RUN_HALTED = "run_halted"
-RUN_FAILED = "run_failed"
-RUN_COMPLETED = "run_completed"
-PLANNER_STARTED = "planner_started"
-PLANNER_REJECTED = "planner_rejected"
-STEP_RENDERING = "step_rendering"
-ATTEMPT_DRAFTED = "attempt_drafted"
-STEP_VERIFYING = "step_verifying"
-VERDICT_RECORDED = "verdict_recorded"
-STEP_RERENDERING = "step_rerendering"
-STEP_HALTED = "step_halted"
-STEP_NOT_RELEASED = "step_not_released"
-SUMMARIZER_STARTED = "summarizer_started"
-SUMMARY_READY = "summary_ready"
-SUMMARY_FAILED = "summary_failed"
-MODEL_CALL = "model_call"
+
+@dataclass(frozen=True, kw_only=True)
+class Payload:
+    TYPE: ClassVar[str]
+
+
+def _event(type_: str):
+    def register(cls):
+        cls.TYPE = type_
+        cls = dataclass(frozen=True, kw_only=True)(cls)
+        PAYLOADS[type_] = cls
+        return cls
+    return register
+
+
+PAYLOADS: dict[str, type[Payload]] = {}
+
+
+@_event("run_started")
+class RunStarted(Payload):
+    topology: dict
+    offline: bool
+    #: Which process executed the run (the web app sets it; it stays on the record).
+    runner: str | None = None
+
+
+@_event("planner_started")
+class PlannerStarted(Payload):
+    attempt: int
+
+
+@_event("planner_rejected")
+class PlannerRejected(Payload):
+    attempt: int
+    error: str
+    raw: str | None = None
+
+
+@_event("brief_ready")
+class BriefReady(Payload):
+    brief: dict
+
+
+@_event("brief_checked")
+class BriefChecked(Payload):
+    """Run-level warnings about the brief (e.g. approved citations a catalogue contradicts)."""
+
+    warnings: list[str]
+
+
+@_event("step_rendering")
+class StepRendering(Payload):
+    step: int
+    attempt: int
+    total: int
+
+
+@_event("attempt_drafted")
+class AttemptDrafted(Payload):
+    step: int
+    attempt: int
+    draft: str
+    truncated: bool
+
+
+@_event("step_verifying")
+class StepVerifying(Payload):
+    step: int
+    attempt: int
+    total: int
+
+
+@_event("verdict_recorded")
+class VerdictRecorded(Payload):
+    step: int
+    attempt: int
+    source: str  # "model" or "mechanical"
+    raw: str | None
+    parsed: dict | None
+    error: str | None
+
+
+@_event("step_rerendering")
+class StepRerendering(Payload):
+    step: int
+    issues: list[dict]
+
+
+@_event("step_released")
+class StepReleased(Payload):
+    step: int
+    title: str
+    badge: str
+    content: str
+    warnings: list[str] = field(default_factory=list)
+
+
+@_event("step_halted")
+class StepHalted(Payload):
+    step: int
+    reason: str
+
+
+@_event("step_not_released")
+class StepNotReleased(Payload):
+    step: int
+
+
+@_event("summarizer_started")
+class SummarizerStarted(Payload):
+    attempt: int
+
+
+@_event("summary_ready")
+class SummaryReady(Payload):
+    summary: str
+
+
+@_event("summary_failed")
+class SummaryFailed(Payload):
+    error: str
+    warning: str
+
+
+@_event("model_call")
+class ModelCall(Payload):
+    role: str
+    provider: str
+    model: str
+    effort: str
+    step: int | None = None
+    attempt: int | None = None
+    model_served: str | None = None
+    latency_s: float = 0.0
+    #: {"input", "cache_read", "cache_write", "output", "reasoning"}; None when not reported.
+    usage: dict | None = None
+    cost: float | None = None
+    transport_retries: int = 0
+    finish_reason: str | None = None
+    error: str | None = None
+    #: The sha256 of the stored messages the call was given (set by the app when it records them).
+    context: str | None = None
+
+
+@_event("run_completed")
+class RunCompleted(Payload):
+    pass
+
+
+@_event("run_halted")
+class RunHalted(Payload):
+    step: int
+    reason: str
+
+
+@_event("run_failed")
+class RunFailed(Payload):
+    reason: str
+
+
+# The type names other code compares with.
+RUN_STARTED, BRIEF_READY, BRIEF_CHECKED = RunStarted.TYPE, BriefReady.TYPE, BriefChecked.TYPE
+PLANNER_STARTED, PLANNER_REJECTED = PlannerStarted.TYPE, PlannerRejected.TYPE
+STEP_RENDERING, ATTEMPT_DRAFTED, STEP_VERIFYING = StepRendering.TYPE, AttemptDrafted.TYPE, StepVerifying.TYPE
+VERDICT_RECORDED, STEP_RERENDERING = VerdictRecorded.TYPE, StepRerendering.TYPE
+STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED = StepReleased.TYPE, StepHalted.TYPE, StepNotReleased.TYPE
+SUMMARIZER_STARTED, SUMMARY_READY, SUMMARY_FAILED = SummarizerStarted.TYPE, SummaryReady.TYPE, SummaryFailed.TYPE
+MODEL_CALL = ModelCall.TYPE
+RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
 
 FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED})
+STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})
 
 
-@dataclass
+def load(type_: str, data: dict[str, Any]) -> Payload:
+    """A stored event's payload, typed again; keys the payload does not know are ignored (a field
+    added later, or the app's own additions), missing ones take their defaults."""
+    cls = PAYLOADS[type_]
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
 class Event:
-    type: str
-    data: dict = field(default_factory=dict)
+    payload: Payload
     messages: tuple[Message, ...] | None = None
+
+    @property
+    def type(self) -> str:
+        return self.payload.TYPE
+
+    @property
+    def data(self) -> dict:
+        """The payload as plain JSON, as it is stored."""
+        return asdict(self.payload)
 
     @property
     def is_final(self) -> bool:

@@ -1,4 +1,4 @@
-"""The release state machine (SPEC 5), as an async generator of events.
+"""The release state machine (docs/verifier-contract.md), as an async generator of events.
 
 Steps render and verify concurrently (they depend only on the brief); release is strictly in
 document order, and the outcome is the one the steps would have had run one by one. The rule that
@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
-from pipeline import events as ev
+from pipeline import badges, events as ev
 from pipeline.citations import check_brief_citations, check_draft
 from pipeline.context import Context
 from pipeline.events import Event
@@ -29,9 +29,6 @@ log = logging.getLogger("beyond.pipeline")
 
 Gate = Callable[[Brief, str], list[Issue]]
 
-BADGE_PASSED = "passed"
-BADGE_PASSED_AFTER_RERENDER = "passed_after_rerender"
-BADGE_WARNING = "warning"
 
 
 @dataclass(frozen=True)
@@ -91,23 +88,23 @@ class Orchestrator:
                 driver.cancel()
                 await asyncio.gather(driver, return_exceptions=True)
 
-    def _emit(self, type_: str, messages=None, **data) -> None:
-        self._queue.put_nowait(Event(type_, data, messages))
+    def _emit(self, payload: ev.Payload, messages=None) -> None:
+        self._queue.put_nowait(Event(payload, messages))
 
     async def _drive(self) -> None:
         try:
-            self._emit(ev.RUN_STARTED, topology=self.topology.as_json(),
-                       offline=any(getattr(p, "offline", False) for p in self.providers.values()))
+            self._emit(ev.RunStarted(topology=self.topology.as_json(),
+                                     offline=any(getattr(p, "offline", False) for p in self.providers.values())))
             self.brief = await self._plan()
             if self.brief is None:
                 return
             if await self._render_and_release(self.brief):
                 await self._summarize(self.brief)
-                self._emit(ev.RUN_COMPLETED)
+                self._emit(ev.RunCompleted())
         except Exception as exc:  # a bug of ours must fail the run loudly, never release anything
             log.exception("run crashed")
             await self._settle_steps()  # the failure must be the run's last word
-            self._emit(ev.RUN_FAILED, reason=f"internal error: {type(exc).__name__}")
+            self._emit(ev.RunFailed(reason=f"internal error: {type(exc).__name__}"))
         finally:
             await self._settle_steps()
             self._queue.put_nowait(None)
@@ -148,8 +145,7 @@ class Orchestrator:
     def _emit_call(self, request: CompletionRequest, cfg, started: float, completion: Completion | None,
                    error: ProviderError | None) -> None:
         usage = completion.usage if completion else None
-        self._emit(
-            ev.MODEL_CALL, messages=request.messages,
+        self._emit(ev.ModelCall(
             role=request.role, step=request.step_index, attempt=request.attempt,
             provider=cfg.provider, model=cfg.model, effort=request.effort,
             model_served=completion.model_served if completion else None,
@@ -160,7 +156,7 @@ class Orchestrator:
             transport_retries=(completion or error).transport_retries,
             finish_reason=completion.finish_reason if completion else None,
             error=str(error) if error else None,
-        )
+        ), messages=request.messages)
 
     # -- planner ---------------------------------------------------------------------------------
     async def _plan(self) -> Brief | None:
@@ -168,7 +164,7 @@ class Orchestrator:
         error: str | None = None
         rejected: tuple[str, str] | None = None  # (reply, why) when a reply came but did not parse
         for attempt in (1, 2):
-            self._emit(ev.PLANNER_STARTED, attempt=attempt)
+            self._emit(ev.PlannerStarted(attempt=attempt))
             # After an unusable reply the planner is told why; after a transport error the same
             # request is simply sent again.
             request = build_planner_request(self.ctx, cfg, retry_error=rejected[1] if rejected else None,
@@ -181,14 +177,14 @@ class Orchestrator:
             except (ProviderError, ReplyError) as exc:
                 error = str(exc)
                 rejected = (reply, error) if isinstance(exc, ReplyError) else rejected
-                self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error, raw=reply)
+                self._emit(ev.PlannerRejected(attempt=attempt, error=error, raw=reply))
                 continue
-            self._emit(ev.BRIEF_READY, brief=brief.model_dump(mode="json"))
+            self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
             warnings = check_brief_citations(brief)
             if warnings:
-                self._emit(ev.BRIEF_CHECKED, warnings=warnings)
+                self._emit(ev.BriefChecked(warnings=warnings))
             return brief
-        self._emit(ev.RUN_FAILED, reason=f"the planner gave no valid brief in two attempts; last error: {error}")
+        self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in two attempts; last error: {error}"))
         return None
 
     # -- steps -----------------------------------------------------------------------------------
@@ -202,18 +198,18 @@ class Orchestrator:
             if outcome.halted:
                 await self._halt_from(brief, outcome)
                 return False
-            self._emit(ev.STEP_RELEASED, step=outcome.index, badge=outcome.badge, content=outcome.content,
-                       warnings=outcome.warnings, title=step.title)
+            self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
+                                       content=outcome.content, warnings=outcome.warnings))
         return True
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the
         # halt is the last word of the run and nothing of theirs is recorded after it.
         await self._settle_steps(after=outcome.index)
-        self._emit(ev.STEP_HALTED, step=outcome.index, reason=outcome.halt_reason)
+        self._emit(ev.StepHalted(step=outcome.index, reason=outcome.halt_reason))
         for later in brief.steps[outcome.index:]:
-            self._emit(ev.STEP_NOT_RELEASED, step=later.index)
-        self._emit(ev.RUN_HALTED, step=outcome.index, reason=f"step {outcome.index}: {outcome.halt_reason}")
+            self._emit(ev.StepNotReleased(step=later.index))
+        self._emit(ev.RunHalted(step=outcome.index, reason=f"step {outcome.index}: {outcome.halt_reason}"))
 
     def _cancel_steps_after(self, index: int) -> list[asyncio.Task]:
         # Whatever their verdicts, later steps can no longer be released: stop paying for them.
@@ -238,16 +234,16 @@ class Orchestrator:
         first = await self._render(brief, index, 1)
         issues = await self._verify(brief, index, 1, first.text)
         if not issues:
-            return self._released(index, BADGE_PASSED, first)
-        self._emit(ev.STEP_RERENDERING, step=index, issues=[i.model_dump() for i in issues])
+            return self._released(index, badges.PASSED, first)
+        self._emit(ev.StepRerendering(step=index, issues=[i.model_dump() for i in issues]))
         second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
         issues_again = await self._verify(brief, index, 2, second.text)
         if not issues_again:
-            return self._released(index, BADGE_PASSED_AFTER_RERENDER, second)
+            return self._released(index, badges.PASSED_AFTER_RERENDER, second)
         warning = ("Released with a warning: the verifier found issues in this step twice "
                    "(it was inspected twice and did not pass). Issues: "
                    + "; ".join(f"[{i.type}] {i.detail}" for i in issues_again))
-        return self._released(index, BADGE_WARNING, second, [warning])
+        return self._released(index, badges.WARNING, second, [warning])
 
     @staticmethod
     def _released(index: int, badge: str, draft: Completion, warnings: list[str] | None = None) -> StepOutcome:
@@ -258,7 +254,7 @@ class Orchestrator:
 
     async def _render(self, brief: Brief, index: int, attempt: int, *, issues: list[Issue] | None = None,
                       failed_draft: str | None = None) -> Completion:
-        self._emit(ev.STEP_RENDERING, step=index, attempt=attempt, total=len(brief.steps))
+        self._emit(ev.StepRendering(step=index, attempt=attempt, total=len(brief.steps)))
         request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
                                          issues=issues, failed_draft=failed_draft,
                                          session_id=self.settings.session_id)
@@ -266,14 +262,14 @@ class Orchestrator:
             completion = await self._call(request)
         except ProviderError as exc:
             raise StepHalt(f"the executor failed on attempt {attempt} ({exc})") from None
-        self._emit(ev.ATTEMPT_DRAFTED, step=index, attempt=attempt, draft=completion.text,
-                   truncated=completion.truncated)
+        self._emit(ev.AttemptDrafted(step=index, attempt=attempt, draft=completion.text,
+                                     truncated=completion.truncated))
         return completion
 
     async def _verify(self, brief: Brief, index: int, attempt: int, draft: str) -> list[Issue]:
         """The issues found in this exact draft (empty: a pass), or StepHalt when the verifier
         gave no parseable verdict in two calls on it."""
-        self._emit(ev.STEP_VERIFYING, step=index, attempt=attempt, total=len(brief.steps))
+        self._emit(ev.StepVerifying(step=index, attempt=attempt, total=len(brief.steps)))
         model_issues: list[Issue] | None = None
         for _ in (1, 2):
             request = build_verifier_request(brief, index, draft, self.topology.verifier, attempt=attempt,
@@ -283,19 +279,19 @@ class Orchestrator:
                 raw = (await self._call(request)).text
                 verdict = parse_verdict(raw)
             except (ProviderError, ReplyError) as exc:
-                self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="model", raw=raw,
-                           parsed=None, error=str(exc))
+                self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="model", raw=raw,
+                                              parsed=None, error=str(exc)))
                 continue
-            self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="model", raw=raw,
-                       parsed=verdict.as_json(), error=None)
+            self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="model", raw=raw,
+                                          parsed=verdict.as_json(), error=None))
             model_issues = verdict.issues
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
         found = self.gate(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
-        self._emit(ev.VERDICT_RECORDED, step=index, attempt=attempt, source="mechanical", raw=None,
-                   parsed=mechanical, error=None)
+        self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,
+                                      parsed=mechanical, error=None))
         return list(model_issues) + list(found)
 
     # -- summarizer ------------------------------------------------------------------------------
@@ -304,7 +300,7 @@ class Orchestrator:
                     for o in (t.result() for t in self._step_tasks.values())]
         error = ""
         for attempt in (1, 2):
-            self._emit(ev.SUMMARIZER_STARTED, attempt=attempt)
+            self._emit(ev.SummarizerStarted(attempt=attempt))
             request = build_summarizer_request(brief, released, self.topology.summarizer,
                                                session_id=self.settings.session_id)
             try:
@@ -313,8 +309,8 @@ class Orchestrator:
                 error = str(exc)
                 continue
             if text:
-                self._emit(ev.SUMMARY_READY, summary=text)
+                self._emit(ev.SummaryReady(summary=text))
                 return
             error = "the summarizer replied with no text"
-        self._emit(ev.SUMMARY_FAILED, error=error,
-                   warning=f"No recap: the summarizer failed twice ({error}). The released steps are unaffected.")
+        self._emit(ev.SummaryFailed(
+            error=error, warning=f"No recap: the summarizer failed twice ({error}). The released steps are unaffected."))

@@ -7,13 +7,13 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Q, QuerySet
 
-from beyond_site.audit.presenters import BADGE_LABELS
+from pipeline import badges
 from beyond_site.runs.models import Run, Step
 from pipeline.topology import ROLES
 
 # A step's "badge" as an auditor means it: the released badges plus the halted step.
-BADGE_CHOICES = [("", "any"), *((badge, BADGE_LABELS[badge])
-                                 for badge in ("warning", "passed_after_rerender", "halted"))]
+BADGE_CHOICES = [("", "any"), *((badge, badges.label(badge).lower())
+                                 for badge in (badges.WARNING, badges.PASSED_AFTER_RERENDER, badges.HALTED))]
 
 
 class RunFilterForm(forms.Form):

@@ -1,6 +1,6 @@
 """What the audit pages show, shaped for templates. Reads only; nothing here writes.
 
-Wording rule (SPEC 5): a pass means the blind verifier found no contract violation. No label
+Wording rule (docs/verifier-contract.md): a pass means the blind verifier found no contract violation. No label
 made here may call a step "verified", "true" or "correct".
 """
 from __future__ import annotations
@@ -11,12 +11,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.db.models import Count, Sum
 
-from beyond_site.chat.presenting import BADGES
+from pipeline import badges, events as ev
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.selectors import iso
 
-# The chat's badge wording, in lower case: one wording for a badge wherever it is shown.
-BADGE_LABELS = {badge: label.lower() for badge, (label, _tip) in BADGES.items()}
 STATUS_LABELS = {Step.HALTED: "halted", Step.NOT_RELEASED: "not released", Step.PENDING: "pending"}
 
 # Event fields too long for a one-line summary: the page shows them in full elsewhere.
@@ -26,7 +24,7 @@ SUMMARY_VALUE_CHARS = 120
 
 def step_label(status: str, badge: str | None) -> str:
     if status == Step.RELEASED and badge:
-        return BADGE_LABELS.get(badge, badge)
+        return badges.label(badge).lower()
     return STATUS_LABELS.get(status, status)
 
 
@@ -59,7 +57,7 @@ def safe_url(url: str) -> str:
 def redact_topology(topology: dict) -> dict:
     """The topology as stored, with any credential-shaped part of a base URL removed.
 
-    Keys come from the environment (SPEC 9), so a stored topology holds none; this guards the
+    Keys come from the environment, so a stored topology holds none; this guards the
     one free-text field where someone could still paste one.
     """
     clean = {}
@@ -104,15 +102,13 @@ def step_notes(events: list[RunEvent]) -> dict[int, dict]:
     """Per step, what only the event log says: halt reasons and the issues that caused a re-render."""
     notes: dict[int, dict] = defaultdict(lambda: {"halt_reasons": [], "rerender_issues": []})
     for e in events:
-        if e.type not in ("step_halted", "step_not_released", "step_rerendering"):
+        if e.type not in (ev.STEP_RERENDERING, ev.STEP_HALTED):
             continue
-        step = e.data.get("step")
-        if step is None:
-            continue
-        if e.type == "step_rerendering":
-            notes[step]["rerender_issues"].extend(e.data.get("issues") or [])
-        elif e.data.get("reason"):
-            notes[step]["halt_reasons"].append(e.data["reason"])
+        p = e.payload
+        if isinstance(p, ev.StepRerendering):
+            notes[p.step]["rerender_issues"].extend(p.issues)
+        elif isinstance(p, ev.StepHalted) and p.reason:
+            notes[p.step]["halt_reasons"].append(p.reason)
     return notes
 
 

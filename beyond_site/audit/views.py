@@ -1,4 +1,4 @@
-"""The auditors' pages: browse, read and export the run record (SPEC 8). Read-only by construction.
+"""The auditors' pages: browse, read and export the run record. Read-only by construction.
 
 Every view is GET/HEAD only and goes through `_membership` / `_get_run`, so a non-member, or a run
 id from another workspace, is a 404 in one obvious place. Every role of the workspace may read:
@@ -16,10 +16,12 @@ from django.views.decorators.http import require_safe
 
 from beyond_site.audit import presenters
 from beyond_site.audit.filters import filtered_runs
+from beyond_site.runs.access import require_run
+from beyond_site.runs.context_audit import calls_that_saw
+from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ModelCall, Run
-from beyond_site.runs.recorder import context_messages
 from beyond_site.runs.selectors import run_events, run_trace
-from beyond_site.workspaces.access import READ, require_membership, require_run
+from beyond_site.workspaces.access import READ, require_membership
 
 PAGE_SIZE = 50
 EXPORT_CAP = 500
@@ -86,10 +88,6 @@ def call_context(request, slug: str, run_id: int, call_id: int):
 @login_required
 def seen(request, slug: str, run_id: int):
     run = _get_run(request, slug, run_id)  # authorization first, whatever happens below
-    # Imported here: context_audit is the runs app's answer to "who saw this?", and this page is
-    # its only caller in the audit app.
-    from beyond_site.runs.context_audit import calls_that_saw
-
     query = request.GET.get("q", "")[:SEEN_QUERY_MAX]
     calls = calls_that_saw(run, query) if query.strip() else None
     return render(request, "audit/seen.html", {

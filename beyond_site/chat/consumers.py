@@ -1,4 +1,4 @@
-"""A run's websocket: subscribe, snapshot, then tail the event log (DESIGN-NOTES "doorbell").
+"""A run's websocket: subscribe, snapshot, then tail the event log (docs/architecture.md, "the doorbell").
 
 The channel layer only says "event n exists"; what is sent comes from the database, so a lost
 doorbell costs latency, never a step. A refused socket is accepted and then closed with 4403:
@@ -10,13 +10,13 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from beyond_site.chat import fragments
+from beyond_site.runs.access import may_read_run
 from beyond_site.runs.services import ensure_sweeper, run_group
-from beyond_site.workspaces import access
 
 REFUSED = 4403
 
 
-may_read = database_sync_to_async(access.may_read_run)
+may_read = database_sync_to_async(may_read_run)
 
 
 class RunConsumer(AsyncWebsocketConsumer):

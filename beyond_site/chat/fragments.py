@@ -11,8 +11,6 @@ from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view
 from beyond_site.runs.models import RunEvent
 
-STEP_TYPES = (ev.STEP_RELEASED, ev.STEP_HALTED, ev.STEP_NOT_RELEASED)
-
 
 def snapshot(run_id: int) -> tuple[str, int, bool]:
     """(fragments for the whole current state, last seq covered, finished?)."""
@@ -33,7 +31,7 @@ def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
     if ev.BRIEF_READY in types:
         parts.append(_render("chat/_steps.html", rv))
     else:
-        changed = sorted({e.data.get("step") for e in new if e.type in STEP_TYPES})
+        changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
         parts += [_render("chat/_step.html", rv, s=s) for s in rv.steps if s.index in changed]
     if types & set(PROGRESS_TYPES):
         parts.append(_render("chat/_progress.html", rv))

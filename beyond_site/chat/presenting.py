@@ -1,7 +1,7 @@
 """What a run looks like to a reader: badges, progress words and the view of a run's state.
 
 Read from the database only (the event log and the rows the recorder keeps beside it), so the
-page, a websocket snapshot and a reconnect all show the same thing. Wording rule (SPEC 5): a pass
+page, a websocket snapshot and a reconnect all show the same thing. Wording rule (docs/verifier-contract.md): a pass
 means the blind verifier found no contract violation; nothing here says "verified" or "correct".
 """
 from __future__ import annotations
@@ -11,23 +11,10 @@ from dataclasses import dataclass, field
 
 from django.db.models import Max, OuterRef, Subquery
 
-from pipeline import events as ev
-from beyond_site.chat.rendering import markdown_to_html
+from pipeline import badges, events as ev
+from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import Run, RunEvent, Step
-
-BADGES = {
-    "passed": ("Passed", "The blind verifier found no contract violation in this step on first inspection. "
-               "It is not a guarantee of accuracy: review before use."),
-    "passed_after_rerender": ("Passed after re-render", "The verifier found issues in the first draft; the step "
-                              "was re-rendered once and the verifier found no contract violation in the second."),
-    "warning": ("Warning", "The verifier found issues in both drafts. The step is released with those issues "
-                "listed below: read it critically and fix it before use."),
-    "halted": ("Halted", "This step could not be inspected (or drafted), so it was not released, and no later "
-               "step was released either."),
-}
-
-OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model): "
-               "useful for trying the product, not a substitute for a model-drafted document.")
+from beyond_site.runs.selectors import halt_reasons
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
 PROGRESS_TYPES = (
@@ -45,29 +32,30 @@ def page_status(status: str) -> str:
 def progress_text(event: RunEvent | None, total: int, released: int) -> str:
     if event is None:
         return "Queued: starting soon…"
-    d, t = event.data, event.type
-    done = f"{released} of {total} released" if total else ""
-    words = {
-        ev.RUN_STARTED: "Starting…",
-        ev.PLANNER_STARTED: "Planning the brief…",
-        ev.PLANNER_REJECTED: "Planning again: the first brief was not usable…",
-        ev.BRIEF_READY: f"Brief ready: {total} steps to draft",
-        ev.STEP_RENDERING: (f"Rendering step {d.get('step')} of {total}" if d.get("attempt", 1) == 1
-                            else f"Re-rendering step {d.get('step')} of {total}"),
-        ev.STEP_VERIFYING: f"Verifier inspecting step {d.get('step')} of {total}",
-        ev.STEP_RERENDERING: f"Re-rendering step {d.get('step')} of {total}: the verifier found issues",
-        ev.STEP_RELEASED: f"Released step {d.get('step')} of {total}",
-        ev.STEP_HALTED: f"Halted at step {d.get('step')}",
-        ev.SUMMARIZER_STARTED: "Summarizing…",
-        ev.SUMMARY_READY: "Recap ready",
-        ev.SUMMARY_FAILED: "No recap (the summarizer failed)",
-        ev.RUN_COMPLETED: f"Finished: {released} of {total} steps released",
-        ev.RUN_HALTED: "Halted",
-        ev.RUN_FAILED: "Failed",
-    }
-    text = words.get(t, "Working…")
-    if done and t not in ev.FINAL_TYPES and t != ev.BRIEF_READY:
-        text = f"{text} · {done}"
+    p = event.payload
+    step = getattr(p, "step", None)
+    if isinstance(p, ev.StepRendering):
+        text = f"{'Rendering' if p.attempt == 1 else 'Re-rendering'} step {step} of {total}"
+    else:
+        words = {
+            ev.RUN_STARTED: "Starting…",
+            ev.PLANNER_STARTED: "Planning the brief…",
+            ev.PLANNER_REJECTED: "Planning again: the first brief was not usable…",
+            ev.BRIEF_READY: f"Brief ready: {total} steps to draft",
+            ev.STEP_VERIFYING: f"Verifier inspecting step {step} of {total}",
+            ev.STEP_RERENDERING: f"Re-rendering step {step} of {total}: the verifier found issues",
+            ev.STEP_RELEASED: f"Released step {step} of {total}",
+            ev.STEP_HALTED: f"Halted at step {step}",
+            ev.SUMMARIZER_STARTED: "Summarizing…",
+            ev.SUMMARY_READY: "Recap ready",
+            ev.SUMMARY_FAILED: "No recap (the summarizer failed)",
+            ev.RUN_COMPLETED: f"Finished: {released} of {total} steps released",
+            ev.RUN_HALTED: "Halted",
+            ev.RUN_FAILED: "Failed",
+        }
+        text = words.get(event.type, "Working…")
+    if total and event.type not in ev.FINAL_TYPES and event.type != ev.BRIEF_READY:
+        text = f"{text} · {released} of {total} released"
     return text
 
 
@@ -83,11 +71,11 @@ class StepView:
 
     @property
     def badge_label(self) -> str:
-        return BADGES[self.badge][0] if self.badge else ""
+        return badges.label(self.badge) if self.badge else ""
 
     @property
     def badge_tip(self) -> str:
-        return BADGES[self.badge][1] if self.badge else ""
+        return badges.tip(self.badge) if self.badge else ""
 
 
 @dataclass
@@ -110,16 +98,8 @@ def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
     if step.status == Step.RELEASED:
         view.badge, view.warnings, view.html = step.badge, list(step.warnings or []), markdown_to_html(step.content)
     elif step.status == Step.HALTED:
-        view.badge, view.halt_reason = "halted", halt_reasons.get(step.index, "")
+        view.badge, view.halt_reason = badges.HALTED, halt_reasons.get(step.index, "")
     return view
-
-
-def halt_reasons(run_ids) -> dict[int, dict[int, str]]:
-    """Per run, per halted step, the reason its step_halted event gave."""
-    reasons: dict[int, dict[int, str]] = defaultdict(dict)
-    for e in RunEvent.objects.filter(run_id__in=run_ids, type=ev.STEP_HALTED).only("run_id", "data"):
-        reasons[e.run_id][e.data.get("step")] = e.data.get("reason", "")
-    return reasons
 
 
 def run_views(run_ids) -> dict[int, RunView]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.chat import exports, memories, views
+from beyond_site.chat import memories, views
 
 app_name = "chat"
 urlpatterns = [
@@ -12,6 +12,4 @@ urlpatterns = [
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
     path("w/<slug:slug>/memories/<int:memory_id>/", memories.edit, name="memory_edit"),
     path("w/<slug:slug>/memories/<int:memory_id>/delete/", memories.delete, name="memory_delete"),
-    path("w/<slug:slug>/runs/<int:run_id>/export.md", exports.export, {"ext": "md"}, name="export_md"),
-    path("w/<slug:slug>/runs/<int:run_id>/export.docx", exports.export, {"ext": "docx"}, name="export_docx"),
 ]

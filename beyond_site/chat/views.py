@@ -15,16 +15,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.presenting import run_view, run_views
 from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
-from beyond_site.runs.models import Conversation, Message, Run
+from beyond_site.runs.models import Run
 from beyond_site.runs.services import schedule_run, start_run
 from beyond_site.workspaces import access
-from beyond_site.workspaces.models import Document
+from beyond_site.workspaces.models import Conversation, Document, Message
 from beyond_site.workspaces.services import DocumentRefused, add_document
 
 MAX_TASK_CHARS = 20_000
@@ -49,14 +48,15 @@ def _exchanges(conversation: Conversation | None, before: Message | None = None)
     before the user message `before`; and the id to page further back from (None: nothing earlier)."""
     if conversation is None:
         return [], None
-    asked = conversation.messages.filter(role=Message.USER)
+    asked = conversation.messages.all()
     if before is not None:
         asked = asked.filter(Q(created_at__lt=before.created_at) | Q(created_at=before.created_at, id__lt=before.pk))
     page = list(asked.order_by("-created_at", "-id")[:EXCHANGES_PER_PAGE + 1])
     earlier = page[EXCHANGES_PER_PAGE - 1].pk if len(page) > EXCHANGES_PER_PAGE else None
     page = page[:EXCHANGES_PER_PAGE][::-1]
-    views = run_views(m.run_id for m in page if m.run_id)
-    items = [{"text": m.text, "rv": views.get(m.run_id)} for m in page]
+    run_ids = dict(Run.objects.filter(message__in=page).values_list("message_id", "id"))
+    views = run_views(run_ids.values())
+    items = [{"text": m.text, "rv": views.get(run_ids.get(m.pk))} for m in page]
     return items, earlier
 
 
@@ -106,8 +106,7 @@ def workspace(request, slug, conversation_id=None):
     conversation = _conversation_for(membership, conversation_id)
     before = None
     if conversation is not None and request.GET.get("before", "").isdigit():
-        before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation,
-                                   role=Message.USER)
+        before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation)
     exchanges, earlier = _exchanges(conversation, before)
     ctx = _side_context(membership, conversation, _page_number(request.GET.get("chats")))
     ctx.update(exchanges=exchanges, earlier=earlier, paged_back=before is not None, form_key=new_form_key())
@@ -125,27 +124,10 @@ def _start_from_form(request, slug):
         response["HX-Reswap"] = "none"  # keep the conversation as it is; the notice comes out of band
         return response, None
     posted = _conversation_for(membership, request.POST.get("conversation"))
-    # A replayed form (same key) answers with the run it already started, in that run's
-    # conversation, and creates nothing: look the run up before creating a conversation for it.
-    run = Run.objects.filter(workspace=membership.workspace, idempotency_key=key).first() if key else None
-    created = False
-    if run is not None:
-        conversation = run.conversation or posted
-    else:
-        conversation = posted
-        with transaction.atomic():  # the new conversation exists only with its run
-            if conversation is None:
-                conversation = Conversation.objects.create(workspace=membership.workspace, title=task[:80],
-                                                           created_by=request.user)
-            elif not conversation.messages.exists():  # a conversation started by an upload takes its first task's name
-                Conversation.objects.filter(pk=conversation.pk).update(title=task[:80], updated_at=timezone.now())
-            run, created = start_run(membership.workspace, task, user=request.user, conversation=conversation,
-                                     idempotency_key=key)
-            if not created:  # a concurrent replay won the race: keep its run, drop what we made
-                transaction.set_rollback(True)
-        if not created:
-            conversation = run.conversation or posted
-    created_conversation = conversation is not None and (posted is None or posted.pk != conversation.pk)
+    run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
+                             idempotency_key=key)
+    conversation = run.conversation
+    created_conversation = posted is None or posted.pk != conversation.pk
     url = _chat_url(slug, conversation)
     if not request.htmx:
         return redirect(url), (run.pk if created else None)

@@ -1,4 +1,4 @@
-"""Django admin for the run record: read-only, because the record is append-only (SPEC 8).
+"""Django admin for the run record: read-only, because the record is append-only (docs/audit.md).
 
 No add, change or delete permission for anyone, superusers included; staff with the view
 permission can browse and filter everything.
@@ -8,31 +8,9 @@ from __future__ import annotations
 from django.contrib import admin
 from django.utils.html import format_html_join
 
-from beyond_site.runs.models import (
-    Attempt, ContextRecord, Conversation, Message, ModelCall, Run, RunEvent, Step, Verdict,
-)
-
-
-class NoWrites:
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAdmin(NoWrites, admin.ModelAdmin):
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
-
-
-class ReadOnlyInline(NoWrites, admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = True
+from beyond_site.lib.admin import ReadOnlyAdmin, ReadOnlyInline
+from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
+from beyond_site.runs.contexts import context_messages
 
 
 class StepInline(ReadOnlyInline):
@@ -44,19 +22,6 @@ class ModelCallInline(ReadOnlyInline):
     model = ModelCall
     fields = ["role", "step_index", "attempt", "model", "effort", "latency_s", "input_tokens", "output_tokens",
               "error"]
-
-
-class MessageInline(ReadOnlyInline):
-    model = Message
-    fields = ["role", "text", "author", "run", "created_at"]
-
-
-@admin.register(Conversation)
-class ConversationAdmin(ReadOnlyAdmin):
-    list_display = ["title", "workspace", "created_by", "updated_at"]
-    list_filter = ["workspace"]
-    search_fields = ["title"]
-    inlines = [MessageInline]
 
 
 @admin.register(Run)
@@ -113,7 +78,5 @@ class ContextRecordAdmin(ReadOnlyAdmin):
     # A plain <pre>, no style attribute: the Content-Security-Policy forbids inline style.
     @admin.display(description="messages as given")
     def messages(self, record: ContextRecord):
-        from beyond_site.runs.recorder import context_messages
-
         return format_html_join("", "<h4>{}</h4><pre>{}</pre>",
                                 ((m["role"], m["content"]) for m in context_messages(record)))

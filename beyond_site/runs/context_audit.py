@@ -1,13 +1,12 @@
 """Answer an auditor's question: "did this role see this fact?" from the recorded contexts.
 
-Each model call's messages are stored content-addressed (ContextRecord parts -> Blobs); the
-messages are rebuilt whole before searching, so a phrase that straddles two stored sections is
-still found.
+The messages are rebuilt whole before searching, so a phrase that straddles two stored sections
+is still found.
 """
 from __future__ import annotations
 
+from beyond_site.runs.contexts import messages_of, part_texts
 from beyond_site.runs.models import ModelCall, Run
-from beyond_site.workspaces.models import Blob
 
 
 def calls_that_saw(run: Run, text: str, *, ignore_case: bool = False) -> list[ModelCall]:
@@ -16,19 +15,10 @@ def calls_that_saw(run: Run, text: str, *, ignore_case: bool = False) -> list[Mo
         return []
     needle = text.casefold() if ignore_case else text
     calls = list(run.model_calls.select_related("context").exclude(context=None).order_by("id"))
-    wanted = {part["blob"] for call in calls for part in call.context.parts}
-    blobs = {sha: bytes(data).decode("utf-8") for sha, data in
-             Blob.objects.filter(sha256__in=wanted).values_list("sha256", "data")}
+    texts = part_texts(call.context for call in calls)
     seen: dict[int, bool] = {}
     for call in calls:
         if call.context_id not in seen:
-            seen[call.context_id] = any(needle in (m.casefold() if ignore_case else m)
-                                        for m in _messages(call.context.parts, blobs))
+            seen[call.context_id] = any(needle in (m["content"].casefold() if ignore_case else m["content"])
+                                        for m in messages_of(call.context.parts, texts))
     return [call for call in calls if seen[call.context_id]]
-
-
-def _messages(parts: list[dict], blobs: dict[str, str]) -> list[str]:
-    messages: dict[int, str] = {}
-    for part in parts:
-        messages[part["message"]] = messages.get(part["message"], "") + blobs.get(part["blob"], "")
-    return [messages[n] for n in sorted(messages)]

@@ -1,6 +1,6 @@
-"""Conversations and the run record: every brief, draft, verdict, model call and event.
+"""The run record: every brief, draft, verdict, model call and event of every run.
 
-The run record is append-only (SPEC 8). Events, attempts, verdicts, model calls and context
+The run record is append-only (docs/audit.md). Events, attempts, verdicts, model calls and context
 records are written once and never changed; a run and its steps change only while the run is in
 progress, and nothing about a finished run can be saved again or deleted, by anyone.
 """
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
+from pipeline import events as ev
 
 
 class AppendOnlyError(Exception):
@@ -29,41 +31,16 @@ class AppendOnly(models.Model):
         raise AppendOnlyError(f"{type(self).__name__} rows are append-only")
 
 
-class Conversation(models.Model):
-    workspace = models.ForeignKey("workspaces.Workspace", models.CASCADE, related_name="conversations")
-    title = models.CharField(max_length=200)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-updated_at", "-id"]
-
-    def __str__(self) -> str:
-        return self.title
-
-
-class Message(models.Model):
-    USER, ASSISTANT = "user", "assistant"
-
-    conversation = models.ForeignKey(Conversation, models.CASCADE, related_name="messages")
-    role = models.CharField(max_length=10, choices=[(USER, "User"), (ASSISTANT, "Assistant")])
-    text = models.TextField(blank=True)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
-    run = models.ForeignKey("runs.Run", models.SET_NULL, null=True, blank=True, related_name="messages")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["created_at", "id"]
-
-
 class Run(models.Model):
     QUEUED, RUNNING, COMPLETED, HALTED, FAILED = "queued", "running", "completed", "halted", "failed"
     STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED)]
     FINISHED = (COMPLETED, HALTED, FAILED)
 
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="runs")
-    conversation = models.ForeignKey(Conversation, models.PROTECT, null=True, blank=True, related_name="runs")
+    conversation = models.ForeignKey("workspaces.Conversation", models.PROTECT, null=True, blank=True,
+                                     related_name="runs")
+    #: The member's message that asked for this run (null for runs started without one).
+    message = models.OneToOneField("workspaces.Message", models.PROTECT, null=True, blank=True, related_name="run")
     task = models.TextField()
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED, db_index=True)
     halt_reason = models.TextField(null=True, blank=True)
@@ -108,7 +85,6 @@ class Run(models.Model):
 
 class Step(models.Model):
     PENDING, RELEASED, HALTED, NOT_RELEASED = "pending", "released", "halted", "not_released"
-    BADGES = ["passed", "passed_after_rerender", "warning"]
 
     run = models.ForeignKey(Run, models.PROTECT, related_name="steps")
     index = models.PositiveIntegerField()
@@ -210,3 +186,8 @@ class RunEvent(AppendOnly):
     class Meta:
         ordering = ["run", "seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="one_event_per_seq")]
+
+    @property
+    def payload(self) -> ev.Payload:
+        """The event's typed payload (pipeline.events), read back from its stored JSON."""
+        return ev.load(self.type, self.data)

@@ -1,59 +1,22 @@
 """Persist the pipeline's events: the event log first, the relational record beside it.
 
 Each event is written in one transaction (RunEvent row + the rows it implies) before anyone is
-told about it, so the page, a reconnecting browser and the audit trail all replay the same truth.
+told about it, so the page, a reconnecting browser and the audit trail all replay the same truth
+(docs/architecture.md, "The event log is the truth").
 """
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 
 from django.db import transaction
 from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from pipeline.providers.base import Message
+from beyond_site.runs.contexts import store_context
 from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
-from beyond_site.workspaces.models import Blob
 
 FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED}
-
-
-def store_blob(text: str) -> tuple[str, int]:
-    """Store text content-addressed; return (sha256, size). Existing content is not copied again."""
-    data = text.encode("utf-8")
-    return Blob.store(data), len(data)
-
-
-def _message_parts(message: Message) -> list[str]:
-    # The stable context is one long message made of "# " sections (render_context). Storing each
-    # section as its own blob means an unchanged document is stored once however many runs use it,
-    # even when a memory or the task around it changed. Joining the parts gives the message back.
-    first, *rest = message.content.split("\n\n# ")
-    return [first, *("\n\n# " + piece for piece in rest)]
-
-
-def store_context(messages: tuple[Message, ...]) -> ContextRecord:
-    parts = []
-    for number, message in enumerate(messages):
-        for piece in _message_parts(message):
-            digest, size = store_blob(piece)
-            parts.append({"message": number, "role": message.role, "blob": digest, "size": size})
-    record_hash = hashlib.sha256(
-        repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
-    record, _ = ContextRecord.objects.get_or_create(sha256=record_hash, defaults={"parts": parts})
-    return record
-
-
-def context_messages(record: ContextRecord) -> list[dict]:
-    """Rebuild exactly the messages a call was given: [{"role", "content"}]."""
-    blobs = {b.sha256: bytes(b.data).decode("utf-8")
-             for b in Blob.objects.filter(sha256__in={p["blob"] for p in record.parts})}
-    messages: dict[int, dict] = {}
-    for part in record.parts:
-        message = messages.setdefault(part["message"], {"role": part["role"], "content": ""})
-        message["content"] += blobs[part["blob"]]
-    return [messages[n] for n in sorted(messages)]
 
 
 def _cut(value: str | None, length: int) -> str | None:
@@ -81,86 +44,85 @@ class EventRecorder:
         if self.owner is not None and not Run.objects.select_for_update().filter(
                 pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner).exists():
             raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
-        data = dict(event.data)
+        payload = event.payload
         if event.messages is not None:
-            data["context"] = store_context(event.messages).sha256
+            payload = dataclasses.replace(payload, context=store_context(event.messages).sha256)
         self.seq += 1
-        row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type, data=data, at=timezone.now())
+        row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type,
+                                      data=dataclasses.asdict(payload), at=timezone.now())
         handler = getattr(self, f"_on_{event.type}", None)
         if handler:
-            handler(data, row)
+            handler(payload, row)
         return row
 
     # The relational record each event implies.
-    def _on_brief_ready(self, data: dict, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(brief=data["brief"])
+    def _on_brief_ready(self, p: ev.BriefReady, row: RunEvent) -> None:
+        Run.objects.filter(pk=self.run.pk).update(brief=p.brief)
         Step.objects.bulk_create(
             Step(run=self.run, index=s["index"], title=s["title"], content_spec=s["content_spec"])
-            for s in data["brief"]["steps"]
+            for s in p.brief["steps"]
         )
 
-    def _on_attempt_drafted(self, data: dict, row: RunEvent) -> None:
-        step = Step.objects.get(run=self.run, index=data["step"])
-        Attempt.objects.create(step=step, attempt=data["attempt"], draft=data["draft"], truncated=data["truncated"])
+    def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
+        step = Step.objects.get(run=self.run, index=p.step)
+        Attempt.objects.create(step=step, attempt=p.attempt, draft=p.draft, truncated=p.truncated)
 
-    def _on_verdict_recorded(self, data: dict, row: RunEvent) -> None:
-        attempt = Attempt.objects.get(step__run=self.run, step__index=data["step"], attempt=data["attempt"])
-        Verdict.objects.create(attempt=attempt, source=data["source"], raw=data["raw"], parsed=data["parsed"],
-                               error=data["error"])
+    def _on_verdict_recorded(self, p: ev.VerdictRecorded, row: RunEvent) -> None:
+        attempt = Attempt.objects.get(step__run=self.run, step__index=p.step, attempt=p.attempt)
+        Verdict.objects.create(attempt=attempt, source=p.source, raw=p.raw, parsed=p.parsed, error=p.error)
 
-    def _on_step_released(self, data: dict, row: RunEvent) -> None:
-        changed = Step.objects.filter(run=self.run, index=data["step"], status=Step.PENDING).update(
-            status=Step.RELEASED, badge=data["badge"], content=data["content"], warnings=data["warnings"],
-            released_at=row.at)
+    def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
+        changed = Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(
+            status=Step.RELEASED, badge=p.badge, content=p.content, warnings=p.warnings, released_at=row.at)
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
-            raise RuntimeError(f"step {data['step']} of run {self.run.pk} cannot be released (not pending)")
+            raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
 
-    def _on_step_halted(self, data: dict, row: RunEvent) -> None:
-        Step.objects.filter(run=self.run, index=data["step"]).update(status=Step.HALTED)
+    def _on_step_halted(self, p: ev.StepHalted, row: RunEvent) -> None:
+        Step.objects.filter(run=self.run, index=p.step).update(status=Step.HALTED)
 
-    def _on_step_not_released(self, data: dict, row: RunEvent) -> None:
-        Step.objects.filter(run=self.run, index=data["step"]).update(status=Step.NOT_RELEASED)
+    def _on_step_not_released(self, p: ev.StepNotReleased, row: RunEvent) -> None:
+        Step.objects.filter(run=self.run, index=p.step).update(status=Step.NOT_RELEASED)
 
-    def _on_summary_ready(self, data: dict, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(summary=data["summary"])
+    def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
+        Run.objects.filter(pk=self.run.pk).update(summary=p.summary)
 
     def _add_warnings(self, *warnings: str) -> None:
         self.run.refresh_from_db(fields=["warnings"])
         Run.objects.filter(pk=self.run.pk).update(warnings=[*self.run.warnings, *warnings])
 
-    def _on_brief_checked(self, data: dict, row: RunEvent) -> None:
-        self._add_warnings(*data["warnings"])
+    def _on_brief_checked(self, p: ev.BriefChecked, row: RunEvent) -> None:
+        self._add_warnings(*p.warnings)
 
-    def _on_summary_failed(self, data: dict, row: RunEvent) -> None:
-        self._add_warnings(data["warning"])
+    def _on_summary_failed(self, p: ev.SummaryFailed, row: RunEvent) -> None:
+        self._add_warnings(p.warning)
 
-    def _on_model_call(self, data: dict, row: RunEvent) -> None:
-        usage = data.get("usage") or {}
+    def _on_model_call(self, p: ev.ModelCall, row: RunEvent) -> None:
+        usage = p.usage or {}
         ModelCall.objects.create(
-            run=self.run, role=data["role"], step_index=data.get("step"), attempt=data.get("attempt"),
+            run=self.run, role=p.role, step_index=p.step, attempt=p.attempt,
             # Provider-supplied strings are cut to their columns: an odd reply must not stop the record.
-            provider=data["provider"][:20], model=data["model"][:200], model_served=_cut(data.get("model_served"), 200),
-            effort=data["effort"][:10], latency_s=data.get("latency_s") or 0,
+            provider=p.provider[:20], model=p.model[:200], model_served=_cut(p.model_served, 200),
+            effort=p.effort[:10], latency_s=p.latency_s or 0,
             input_tokens=usage.get("input", 0), cache_read_tokens=usage.get("cache_read", 0),
             cache_write_tokens=usage.get("cache_write", 0), output_tokens=usage.get("output", 0),
-            reasoning_tokens=usage.get("reasoning", 0), cost=data.get("cost"),
-            transport_retries=data.get("transport_retries") or 0, finish_reason=_cut(data.get("finish_reason"), 40),
-            error=data.get("error"), context=ContextRecord.objects.get(sha256=data["context"]) if data.get("context") else None,
+            reasoning_tokens=usage.get("reasoning", 0), cost=p.cost,
+            transport_retries=p.transport_retries or 0, finish_reason=_cut(p.finish_reason, 40),
+            error=p.error, context=ContextRecord.objects.get(sha256=p.context) if p.context else None,
         )
 
-    def _finish(self, event_type: str, data: dict, row: RunEvent) -> None:
+    def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(
-            status=FINAL_STATUS[event_type], halt_reason=data.get("reason"), finished_at=row.at,
+            status=FINAL_STATUS[event_type], halt_reason=reason, finished_at=row.at,
             lease_owner=None, lease_expires_at=None)
 
-    def _on_run_completed(self, data: dict, row: RunEvent) -> None:
-        self._finish(ev.RUN_COMPLETED, data, row)
+    def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
+        self._finish(ev.RUN_COMPLETED, None, row)
 
-    def _on_run_halted(self, data: dict, row: RunEvent) -> None:
-        self._finish(ev.RUN_HALTED, data, row)
+    def _on_run_halted(self, p: ev.RunHalted, row: RunEvent) -> None:
+        self._finish(ev.RUN_HALTED, p.reason, row)
 
-    def _on_run_failed(self, data: dict, row: RunEvent) -> None:
+    def _on_run_failed(self, p: ev.RunFailed, row: RunEvent) -> None:
         # A failure can come before the brief (planner) or at any point (a crash): whatever was
         # not yet released stays unreleased, on the record.
         Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
-        self._finish(ev.RUN_FAILED, data, row)
+        self._finish(ev.RUN_FAILED, p.reason, row)

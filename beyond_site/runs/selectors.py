@@ -1,6 +1,9 @@
 """Read the run record: the run trace JSON (SPEC 9) and the snapshot the page is built from."""
 from __future__ import annotations
 
+from collections import defaultdict
+
+from pipeline import events as ev
 from beyond_site.runs.models import Run, RunEvent, Step
 
 
@@ -73,3 +76,12 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         # The fixed fields last: no event data can overwrite them.
         "events": [{**e.data, "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
     }
+
+
+def halt_reasons(run_ids) -> dict[int, dict[int, str]]:
+    """Per run, per halted step, the reason its step_halted event gave."""
+    reasons: dict[int, dict[int, str]] = defaultdict(dict)
+    for e in RunEvent.objects.filter(run_id__in=run_ids, type=ev.STEP_HALTED).only("run_id", "type", "data"):
+        halted = e.payload
+        reasons[e.run_id][halted.step] = halted.reason
+    return reasons

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import logging
 import os
 import socket
@@ -20,10 +21,10 @@ from pipeline.events import Event
 from pipeline.orchestrator import Orchestrator, RunSettings
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
-from beyond_site.runs.models import Conversation, Message, Run, RunEvent
+from beyond_site.runs.context import assemble_context
+from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused
-from beyond_site.workspaces.context import assemble_context
-from beyond_site.workspaces.models import Workspace
+from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 log = logging.getLogger("beyond.runs")
 
@@ -51,23 +52,35 @@ def resolve_topology(workspace: Workspace, override: Topology | None = None) -> 
     return parse_shorthand(settings.BEYOND_PROVIDER)
 
 
+def conversation_title(task: str) -> str:
+    """A conversation is named after its first task."""
+    return " ".join(task.split())[:80] or "New conversation"
+
+
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None) -> tuple[Run, bool]:
-    """Queue a run for `task`; returns (run, created). The same idempotency key never runs twice."""
+    """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
+    returns (run, created). A replayed submission (the same idempotency key) creates nothing and
+    returns the run that key already started, in that run's own conversation."""
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
             return existing, False
     topo = resolve_topology(workspace, topology)
     try:
-        with transaction.atomic():
-            run = Run.objects.create(workspace=workspace, conversation=conversation, task=task,
+        with transaction.atomic():  # a new conversation exists only with its run
+            if conversation is None:
+                conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
+                                                           created_by=user)
+            else:
+                if not conversation.messages.exists():
+                    # A conversation started by an upload takes its first task's name.
+                    conversation.title = conversation_title(task)
+                conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
+            message = Message.objects.create(conversation=conversation, text=task, author=user)
+            run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                                      offline=any(topo.role(r).provider == "offline" for r in ROLES))
-            if conversation is not None:
-                Message.objects.create(conversation=conversation, role=Message.USER, text=task, author=user, run=run)
-                Message.objects.create(conversation=conversation, role=Message.ASSISTANT, run=run)
-                Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     except IntegrityError:
         # Two submissions with one key raced: the other one won, and that run is this task's run.
         return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
@@ -105,8 +118,8 @@ def reap_stale_runs() -> list[int]:
             if Run.objects.filter(pk=run.pk, status=Run.RUNNING, lease_expires_at__lt=timezone.now()).update(
                     lease_owner="reaper", lease_expires_at=timezone.now() + lease()) != 1:
                 continue
-            EventRecorder(run, owner="reaper").record(Event(ev.RUN_FAILED, {
-                "reason": "interrupted: the runner stopped before the run finished; unreleased steps were not released"}))
+            EventRecorder(run, owner="reaper").record(Event(ev.RunFailed(
+                reason="interrupted: the runner stopped before the run finished; unreleased steps were not released")))
         reaped.append(run.pk)
     return reaped
 
@@ -165,8 +178,9 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:
             async for event in stream:
-                if event.type == ev.RUN_STARTED:
-                    event.data["runner"] = owner  # who ran it stays on the record after the lease is gone
+                if isinstance(event.payload, ev.RunStarted):
+                    # Who ran it stays on the record after the lease is gone.
+                    event = Event(dataclasses.replace(event.payload, runner=owner))
                 await record(event)
                 if event.is_final:
                     return FINAL_STATUS[event.type]
@@ -183,7 +197,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
 
 async def _fail(record, run_id: int, reason: str) -> str:
     try:
-        await record(Event(ev.RUN_FAILED, {"reason": reason}))
+        await record(Event(ev.RunFailed(reason=reason)))
     except (LeaseLost, RecordRefused):
         return "lost"
     except Exception:

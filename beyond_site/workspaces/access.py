@@ -7,9 +7,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from django.shortcuts import get_object_or_404
 
-from beyond_site.runs.models import Run
 from beyond_site.workspaces.models import Membership, Workspace
 
 READ, WRITE, ADMIN = "read", "write", "admin"
@@ -41,19 +39,6 @@ def require_membership(request, slug: str, need: str = READ) -> Membership:
     if not allows(membership, need):
         raise PermissionDenied(f"Your role ({membership.role}) cannot do this here")
     return membership
-
-
-def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
-    """Run `run_id` of workspace `slug`, as `require_membership` allows: a run id from another
-    workspace is a 404 like a workspace the caller is not a member of."""
-    membership = require_membership(request, slug, need)
-    return get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
-
-
-def may_read_run(user, run_id: int) -> bool:
-    """Whether `user` may read run `run_id` (the websocket's check, made without a request)."""
-    slug = Run.objects.filter(pk=run_id).values_list("workspace__slug", flat=True).first()
-    return slug is not None and allows(membership_for(user, slug), READ)
 
 
 def workspaces_for(user):

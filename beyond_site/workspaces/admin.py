@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from beyond_site.runs.admin import NoWrites
-
+from beyond_site.lib.admin import NoWrites, ReadOnlyAdmin, ReadOnlyInline
+from beyond_site.workspaces import services
 from beyond_site.workspaces.models import (
-    Document, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+    Conversation, Document, FrameworkPack, Membership, Memory, Message, Workspace, WorkspaceEvent,
 )
 
 
@@ -16,8 +16,6 @@ class DeleteThroughService:
     delete_service = ""
 
     def delete_model(self, request, obj):
-        from beyond_site.workspaces import services
-
         getattr(services, self.delete_service)(obj, request.user)
 
     def delete_queryset(self, request, queryset):
@@ -58,8 +56,6 @@ class MemoryAdmin(DeleteThroughService, admin.ModelAdmin):
     # Who changed a memory, and when, is recorded whichever door they came through: the admin goes
     # through the same services as the chat.
     def save_model(self, request, obj, form, change):
-        from beyond_site.workspaces import services
-
         if change and "workspace" not in form.changed_data:
             services.edit_memory(Memory.objects.get(pk=obj.pk), obj.text, request.user)
             obj.refresh_from_db()
@@ -107,3 +103,16 @@ class WorkspaceEventAdmin(NoWrites, admin.ModelAdmin):
     list_display = ["at", "workspace", "user", "action"]
     list_filter = ["action", "workspace"]
     readonly_fields = ["workspace", "user", "action", "detail", "at"]
+
+
+class MessageInline(ReadOnlyInline):
+    model = Message
+    fields = ["text", "author", "created_at"]
+
+
+@admin.register(Conversation)
+class ConversationAdmin(ReadOnlyAdmin):
+    list_display = ["title", "workspace", "created_by", "updated_at"]
+    list_filter = ["workspace"]
+    search_fields = ["title"]
+    inlines = [MessageInline]

@@ -7,6 +7,7 @@ import re
 from pipeline.context import FrameworkEntry
 from pipeline.frameworks import ALL_FRAMEWORKS, Entry, Pack, load_packs, pack_for_framework_name, pack_from_dict
 from beyond_site.workspaces.chunking import estimate_tokens
+from beyond_site.workspaces.models import FrameworkPack
 
 _WORD = re.compile(r"[^\W_]+")
 # Words that carry no topic: matching titles on them would pull in half a catalogue.
@@ -18,8 +19,6 @@ document documents policy procedure new all any can should must also per which w
 
 
 def imported_packs() -> dict[str, Pack]:
-    from beyond_site.workspaces.models import FrameworkPack
-
     return {row.key: pack_from_dict(row.data) for row in FrameworkPack.objects.order_by("key")}
 
 

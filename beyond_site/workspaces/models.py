@@ -1,4 +1,9 @@
-"""Workspaces, who belongs to them, and what they know (memories and documents)."""
+"""Workspaces, who belongs to them, what they know (memories and documents) and what they say
+(conversations and their messages).
+
+This is the bottom layer of the site: nothing here knows about runs. A run refers to the
+conversation and the message that asked for it, never the other way round (docs/architecture.md).
+"""
 from __future__ import annotations
 
 import hashlib
@@ -6,11 +11,9 @@ import hashlib
 from django.conf import settings
 from django.db import models
 
-
+from pipeline.frameworks import SHIPPED_FRAMEWORKS
 
 def default_frameworks() -> list[str]:
-    from pipeline.frameworks import SHIPPED_FRAMEWORKS
-
     return list(SHIPPED_FRAMEWORKS)
 
 
@@ -45,10 +48,6 @@ class Membership(models.Model):
     def __str__(self) -> str:
         return f"{self.user} in {self.workspace} ({self.role})"
 
-    @property
-    def can_write(self) -> bool:
-        return self.role in (self.ADMIN, self.MEMBER)
-
 
 class Memory(models.Model):
     """A short workspace fact (who we are, scope, decisions) that every run's context carries."""
@@ -71,17 +70,18 @@ class Memory(models.Model):
 class Document(models.Model):
     """A workspace file (conversation null) or an upload attached to one conversation.
 
-    The original bytes live in a content-addressed Blob; the extracted text is kept beside it.
+    The original bytes live in the content-addressed Blob named by `sha256`; the extracted text is
+    kept beside it.
     """
 
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="documents")
-    conversation = models.ForeignKey("runs.Conversation", models.CASCADE, null=True, blank=True, related_name="uploads")
+    conversation = models.ForeignKey("workspaces.Conversation", models.CASCADE, null=True, blank=True,
+                                     related_name="uploads")
     name = models.CharField(max_length=255)
     kind = models.CharField(max_length=16)  # text, markdown, csv, pdf, docx
     mime = models.CharField(max_length=100)
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
-    original = models.ForeignKey("workspaces.Blob", models.PROTECT, related_name="+")
     text = models.TextField()
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -97,11 +97,16 @@ class Document(models.Model):
 
 
 class Blob(models.Model):
-    """Content-addressed bytes: a document used by a hundred runs is stored once."""
+    """Content-addressed bytes: a document used by a hundred runs is stored once.
+
+    `kept_for_audit` marks bytes that a model call was given (the run record points at them by
+    hash): deleting a document never deletes those, so the audit record stays whole.
+    """
 
     sha256 = models.CharField(max_length=64, primary_key=True)
     size = models.BigIntegerField()
     data = models.BinaryField()
+    kept_for_audit = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -109,10 +114,20 @@ class Blob(models.Model):
 
     @classmethod
     def store(cls, data: bytes, digest: str | None = None) -> str:
-        """Store `data` once, whoever asks (documents, context records); return its sha256."""
+        """Store `data` once, whoever asks; return its sha256."""
         digest = digest or hashlib.sha256(data).hexdigest()
         cls.objects.get_or_create(sha256=digest, defaults={"size": len(data), "data": data})
         return digest
+
+    @classmethod
+    def store_for_audit(cls, items: dict[str, bytes]) -> None:
+        """Store {sha256: bytes} for the run record in two queries, whatever is already stored: the
+        existing rows are neither read nor written again, only marked as kept for the audit."""
+        if not items:
+            return
+        cls.objects.bulk_create([cls(sha256=digest, size=len(data), data=data, kept_for_audit=True)
+                                 for digest, data in items.items()], ignore_conflicts=True)
+        cls.objects.filter(sha256__in=list(items), kept_for_audit=False).update(kept_for_audit=True)
 
 
 class DocumentChunk(models.Model):
@@ -168,3 +183,32 @@ class WorkspaceEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} in {self.workspace} by {self.user or 'system'}"
+
+
+class Conversation(models.Model):
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Message(models.Model):
+    """What a member typed in a conversation. The run it started points back here (Run.message)."""
+
+    conversation = models.ForeignKey(Conversation, models.CASCADE, related_name="messages")
+    text = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]

@@ -11,7 +11,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Sum
 
+from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
+from pipeline.topology import ROLES, TopologyError, parse_topology
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
+from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
+from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
     Blob, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
 )
@@ -63,16 +67,12 @@ def add_memory(workspace: Workspace, text: str, user=None) -> Memory:
 
 
 def _limits():
-    from beyond_site.workspaces.extraction import Limits
-
     return Limits(max_file_bytes=settings.BEYOND_MAX_FILE_BYTES)
 
 
 def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, conversation=None) -> tuple[Document, bool]:
     """Extract and store a file; returns (document, created). A refused file changes nothing:
     every check and the extraction run before the one transaction that writes."""
-    from beyond_site.workspaces.extraction import ExtractionError, extract
-
     name = (name or "document").replace("\\", "/").rsplit("/", 1)[-1][:255] or "document"
     digest = hashlib.sha256(data).hexdigest()
     existing = Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).first()
@@ -93,7 +93,7 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
         Blob.store(data, digest)
         document = Document.objects.create(
             workspace=workspace, conversation=conversation, name=name, kind=extracted.kind, mime=extracted.mime,
-            size=len(data), sha256=digest, original_id=digest, text=extracted.text, uploaded_by=user)
+            size=len(data), sha256=digest, text=extracted.text, uploaded_by=user)
         index_document(document)
     return document, True
 
@@ -137,25 +137,18 @@ def delete_memory(memory: Memory, user=None) -> None:
 @transaction.atomic
 def delete_document(document: Document, user=None) -> None:
     """Delete a file or upload with its chunks (and their index entries). The original bytes go too
-    unless another document (in any workspace) has the same content."""
+    unless another document (in any workspace) has the same content or a model call was given them."""
     _log(document.workspace, user, "document_deleted", name=document.name, sha256=document.sha256,
          size=document.size, conversation=document.conversation_id)
     digest = document.sha256
     document.delete()
-    # The bytes may also be part of what a model call was given (a context record): the audit
-    # record is append-only, so such a blob stays.
-    from beyond_site.runs.models import ContextRecord
-
-    if (not Document.objects.filter(original_id=digest).exists()
-            and not ContextRecord.objects.filter(parts__icontains=digest).exists()):
-        Blob.objects.filter(sha256=digest).delete()
+    if not Document.objects.filter(sha256=digest).exists():
+        Blob.objects.filter(sha256=digest, kept_for_audit=False).delete()
 
 
 def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
     """Enable exactly the packs `keys` (shipped or imported), in display order; ValueError on an
     unknown key, leaving the workspace as it was."""
-    from beyond_site.workspaces.frameworks import canonical_keys
-
     enabled = canonical_keys(list(keys))
     if enabled != list(workspace.enabled_frameworks or []):
         with transaction.atomic():
@@ -168,8 +161,6 @@ def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
 
 def save_framework_pack(data: dict) -> tuple[FrameworkPack, bool]:
     """Store an imported pack (pack JSON format); returns (row, created). A shipped pack's key is refused."""
-    from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
-
     key, name = data.get("key"), data.get("name")
     if not key or not name:
         raise ValueError("a framework pack needs a key and a name")
@@ -262,8 +253,6 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
     (it reads a file on the server) is refused, and so is an endpoint on this machine or its
     private network unless the operator listed it in BEYOND_ALLOWED_BASE_URLS, so a workspace
     setting cannot make the server probe its own network."""
-    from pipeline.topology import ROLES, TopologyError, parse_topology
-
     stored = None
     if topology is not None:
         parsed = parse_topology(topology)

@@ -50,7 +50,7 @@ def server(tmp_path_factory):
         scripts[name] = str(path)
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DJANGO_SECRET_KEY": "browser-tests",
            "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
-           "BEYOND_MEDIA_ROOT": str(tmp / "media"), "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
+           "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)

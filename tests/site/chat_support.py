@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from django.test import Client
 
+from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.runs.models import Conversation
+from beyond_site.workspaces.models import Conversation
 from beyond_site.runs.recorder import EventRecorder
 from beyond_site.runs.services import start_run
 from beyond_site.workspaces.models import Membership, Workspace
@@ -33,12 +34,12 @@ def record(run, *events: Event):
 
 
 def brief_ready(n=3) -> Event:
-    return Event("brief_ready", {"brief": scripting.brief(n)})
+    return Event(ev.BriefReady(brief=scripting.brief(n)))
 
 
 def released(k, content, badge="passed", warnings=None) -> Event:
-    return Event("step_released", {"step": k, "badge": badge, "content": content, "warnings": warnings or [],
-                                    "title": f"Part {k}"})
+    return Event(ev.StepReleased(step=k, title=f"Part {k}", badge=badge, content=content,
+                                   warnings=warnings or []))
 
 
 def session_headers(user) -> list[tuple[bytes, bytes]]:

@@ -1,9 +1,8 @@
 """Helpers shared by the context and workspace tests (no tests here)."""
 from __future__ import annotations
 
-from beyond_site.runs.models import Conversation, Message
 from beyond_site.runs.services import start_run
-from beyond_site.workspaces.models import Blob, Document, DocumentChunk, Memory, Workspace
+from beyond_site.workspaces.models import Blob, Conversation, Document, DocumentChunk, Memory, Message, Workspace
 from pipeline.context import render_context
 from pipeline.topology import parse_shorthand
 
@@ -33,10 +32,11 @@ def workspace_state(workspace: Workspace) -> dict:
     }
 
 
-def conversation_with_history(workspace: Workspace, *lines: tuple[str, str]) -> Conversation:
+def conversation_with_history(workspace: Workspace, *texts: str) -> Conversation:
+    """A conversation whose members already said `texts` (messages that started no run)."""
     conversation = Conversation.objects.create(workspace=workspace, title="Thread")
-    for role, text in lines:
-        Message.objects.create(conversation=conversation, role=role, text=text)
+    for text in texts:
+        Message.objects.create(conversation=conversation, text=text)
     return conversation
 
 

@@ -26,7 +26,8 @@ from django.conf import settings
 from django.db import connection
 
 from beyond_site.asgi import application
-from beyond_site.runs.models import Conversation, ModelCall, Run, RunEvent, Step
+from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from beyond_site.workspaces.models import Conversation
 from beyond_site.runs.services import start_run
 from pipeline.topology import parse_shorthand
 from tests import scripting

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from beyond_site.runs.models import ModelCall
-from beyond_site.runs.recorder import context_messages
+from beyond_site.runs.contexts import context_messages
 from beyond_site.workspaces.services import add_memory
 from tests.scripting import PASS, fail
 from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from beyond_site.runs.models import ContextRecord, ModelCall, Run
-from beyond_site.runs.recorder import context_messages
+from beyond_site.runs.contexts import context_messages
 from beyond_site.workspaces.models import Workspace
 from tests import scripting
 from tests.scripting import PASS, fail

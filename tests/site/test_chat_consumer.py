@@ -7,6 +7,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.asgi import application
 from beyond_site.runs.models import Run
@@ -39,7 +40,7 @@ async def connect(run, user):
 def running(alice):
     workspace = workspace_with(member=alice)
     run = new_run(workspace, alice)
-    record(run, Event("run_started", {}), brief_ready(3), released(1, "First part."))
+    record(run, Event(ev.RunStarted(topology={}, offline=False)), brief_ready(3), released(1, "First part."))
     return run
 
 
@@ -73,8 +74,8 @@ async def test_the_finished_run_replaces_the_live_one_and_the_socket_closes(runn
     comm = await connect(running, alice)
     await comm.receive_from()
     rows = await database_sync_to_async(record)(
-        running, released(2, "Two."), released(3, "Three."), Event("summary_ready", {"summary": "The recap."}),
-        Event("run_completed", {}))
+        running, released(2, "Two."), released(3, "Three."), Event(ev.SummaryReady(summary="The recap.")),
+        Event(ev.RunCompleted()))
     await ring_doorbell(running.pk, rows[-1].seq)
     final = await comm.receive_from()
     assert f'id="run-{running.pk}"' in final and 'data-run-status="completed"' in final

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 from docx import Document as Docx
 
+from pipeline import events as ev
 from pipeline.events import Event
 from tests import scripting
 from tests.site.chat_support import new_run, record, released, workspace_with
@@ -21,11 +22,11 @@ def finished(alice):
     brief = scripting.brief(3, citations=[
         {"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.15", "title": "Access control"},
         {"id": "C2", "framework": "GDPR", "ref": "Art. 32", "title": "Security of processing"}])
-    record(run, Event("brief_ready", {"brief": brief}),
+    record(run, Event(ev.BriefReady(brief=brief)),
            released(1, "## Scope\n\nAll **staff**.\n\n- one\n- two"),
            released(2, "Managers approve.", badge="warning", warnings=["Issues: [step_contract] misses B"]),
-           Event("step_halted", {"step": 3, "reason": "the verifier gave no parseable verdict"}),
-           Event("run_halted", {"step": 3, "reason": "step 3: the verifier gave no parseable verdict"}))
+           Event(ev.StepHalted(step=3, reason="the verifier gave no parseable verdict")),
+           Event(ev.RunHalted(step=3, reason="step 3: the verifier gave no parseable verdict")))
     return run
 
 

@@ -7,9 +7,16 @@ from html.parser import HTMLParser
 import pytest
 from django.test import Client
 
+from django.contrib import admin
+
+from beyond_site.runs.admin import ContextRecordAdmin
+from beyond_site.runs.contexts import store_context
+from beyond_site.runs.models import ContextRecord
+from pipeline import events as ev
+from pipeline.providers.base import Message as ProviderMessage
 from pipeline.events import Event
 from beyond_site.chat import fragments
-from beyond_site.chat.rendering import markdown_to_html
+from beyond_site.lib.markdown import markdown_to_html
 from tests import scripting
 from tests.site.chat_support import new_run, record, released, workspace_with
 
@@ -58,7 +65,7 @@ def poisoned_run(alice):
     run = new_run(workspace, alice)
     evil_brief = scripting.brief(2)
     evil_brief["steps"][0]["title"] = "<img src=x onerror=alert(1)>Title"
-    record(run, Event("brief_ready", {"brief": evil_brief}), released(1, PAYLOAD, warnings=["<script>w</script>"]))
+    record(run, Event(ev.BriefReady(brief=evil_brief)), released(1, PAYLOAD, warnings=["<script>w</script>"]))
     return run
 
 
@@ -75,7 +82,7 @@ def test_page_and_fragments_keep_model_text_inert(poisoned_run, alice):
 
 
 def test_the_recap_is_sanitised_too(poisoned_run):
-    rows = record(poisoned_run, Event("summary_ready", {"summary": PAYLOAD}))
+    rows = record(poisoned_run, Event(ev.SummaryReady(summary=PAYLOAD)))
     html, _, _ = fragments.since(poisoned_run.pk, rows[0].seq - 1)
     assert "Recap" in html
     assert_inert(html)
@@ -111,13 +118,8 @@ def test_absolute_web_and_mail_links_are_kept():
     assert '<a href="mailto:a@b.example" rel="noopener noreferrer">mail</a>' in html
 
 
-def test_the_admin_shows_context_messages_without_inline_style(monkeypatch):
-    from django.contrib import admin
-
-    from beyond_site.runs import recorder
-    from beyond_site.runs.admin import ContextRecordAdmin
-    from beyond_site.runs.models import ContextRecord
-
-    monkeypatch.setattr(recorder, "context_messages", lambda record: [{"role": "user", "content": "<b>hi</b>"}])
-    html = str(ContextRecordAdmin(ContextRecord, admin.site).messages(ContextRecord()))
+@pytest.mark.django_db
+def test_the_admin_shows_context_messages_without_inline_style():
+    record = store_context((ProviderMessage("user", "<b>hi</b>"),))
+    html = str(ContextRecordAdmin(ContextRecord, admin.site).messages(record))
     assert "style=" not in html and "<pre>&lt;b&gt;hi&lt;/b&gt;</pre>" in html

@@ -8,7 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.test import Client
 
-from beyond_site.runs.models import Conversation, Run
+from beyond_site.runs.models import Run
+from beyond_site.workspaces.models import Conversation
 from beyond_site.workspaces.models import Document, Memory
 from tests.site.chat_support import new_run, workspace_with
 

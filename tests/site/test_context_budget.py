@@ -9,7 +9,7 @@ import pytest
 
 from beyond_site.workspaces import services
 from beyond_site.workspaces.chunking import estimate_tokens
-from beyond_site.workspaces.context import assemble_context
+from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Workspace
 from tests.site.context_support import (
     ON_TOPIC, UNRELATED, conversation_with_history, paragraphs, queued_run, rendered,
@@ -38,8 +38,7 @@ def test_it_puts_everything_in_when_it_fits(workspace):
 
 
 def test_it_keeps_memories_and_the_conversation_and_ranks_chunks_by_relevance(workspace):
-    conversation = conversation_with_history(workspace, ("user", "HISTORY-MARKER: we back up nightly."),
-                                             ("assistant", "Noted."))
+    conversation = conversation_with_history(workspace, "HISTORY-MARKER: we back up nightly.")
     budget = 4000
     ctx = assemble_context(queued_run(workspace, TASK, conversation), budget=budget)
     text = rendered(ctx)
@@ -55,7 +54,7 @@ def test_it_keeps_memories_and_the_conversation_and_ranks_chunks_by_relevance(wo
 
 
 def test_a_tiny_budget_still_keeps_memories_and_the_conversation(workspace):
-    conversation = conversation_with_history(workspace, ("user", "HISTORY-MARKER"))
+    conversation = conversation_with_history(workspace, "HISTORY-MARKER")
     ctx = assemble_context(queued_run(workspace, TASK, conversation), budget=50)
     assert ctx.memories and ctx.history
     assert ctx.files == ()
@@ -73,7 +72,7 @@ def test_it_prefers_uploads_of_this_conversation_and_ignores_other_conversations
 
 
 def test_it_drops_the_oldest_messages_only_when_the_conversation_alone_overflows(workspace):
-    lines = [("user", f"MESSAGE-{n} " + "word " * 200) for n in range(20)]
+    lines = [f"MESSAGE-{n} " + "word " * 200 for n in range(20)]
     conversation = conversation_with_history(workspace, *lines)
     ctx = assemble_context(queued_run(workspace, TASK, conversation), budget=2000)
     kept = [m.text.split()[0] for m in ctx.history]

@@ -18,7 +18,7 @@ from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.models import Run
 from beyond_site.runs.services import claim_run, execute_run, start_run
 from beyond_site.workspaces import services
-from beyond_site.workspaces.models import Workspace
+from beyond_site.workspaces.models import Conversation, Message, Workspace
 from pipeline import prompts
 from pipeline.topology import parse_topology
 from tests import scripting
@@ -119,12 +119,9 @@ async def test_the_stable_context_is_byte_identical_across_the_executor_calls(wo
 
 
 async def test_conversation_history_and_uploads_reach_the_planner_and_executors_never_the_verifier(workspace, alice):
-    from beyond_site.runs.models import Conversation, Message
-
     def conversation_with_upload():
         conversation = Conversation.objects.create(workspace=workspace, title="Access", created_by=alice)
-        Message.objects.create(conversation=conversation, role="user", text="Earlier: HISTORY-MARKER-4715")
-        Message.objects.create(conversation=conversation, role="assistant", text="Noted.")
+        Message.objects.create(conversation=conversation, text="Earlier: HISTORY-MARKER-4715")
         services.add_document(workspace, "notes.txt", b"Uploaded note UPLOAD-MARKER-4716", conversation=conversation)
         return conversation
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from beyond_site.workspaces import services
-from beyond_site.workspaces.context import assemble_context
+from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.frameworks import available_packs
 from beyond_site.workspaces.models import FrameworkPack, Workspace
 from tests.site.context_support import queued_run

@@ -11,8 +11,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from beyond_site.runs.models import AppendOnlyError, Run, RunEvent, Step
+from beyond_site.runs.recorder import EventRecorder, RecordRefused
 from beyond_site.runs.services import claim_next_run, claim_run, reap_stale_runs, start_run, work_once
 from beyond_site.workspaces.models import Workspace
+from pipeline import events as ev
+from pipeline.events import Event
 from pipeline.topology import parse_shorthand
 from tests import scripting
 from tests.scripting import PASS
@@ -90,17 +93,15 @@ def test_work_once_returns_none_when_idle(workspace):
 
 
 def test_a_runner_whose_run_was_reaped_writes_nothing_more(workspace, tmp_path):
-    from beyond_site.runs.recorder import EventRecorder, RecordRefused
-    from pipeline.events import Event
 
     run, _ = start_run(workspace, "task", topology=parse_shorthand("offline"))
     claim_run(run.pk, "slow-runner")
     recorder = EventRecorder(run, owner="slow-runner")
-    recorder.record(Event("run_started", {}))
+    recorder.record(Event(ev.RunStarted(topology={}, offline=False)))
     Run.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     reap_stale_runs()
     with pytest.raises(RecordRefused):
-        recorder.record(Event("brief_ready", {"brief": scripting.brief(1)}))
+        recorder.record(Event(ev.BriefReady(brief=scripting.brief(1))))
     assert list(run.events.values_list("type", flat=True)) == ["run_started", "run_failed"]
 
 

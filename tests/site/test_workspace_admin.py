@@ -12,8 +12,9 @@ from tests.site.context_support import conversation_with_history, queued_run
 
 pytestmark = pytest.mark.django_db
 
-WORKSPACE_MODELS = ["workspace", "membership", "memory", "document", "frameworkpack", "workspaceevent"]
-RUN_MODELS = ["conversation", "run", "step", "attempt", "verdict", "modelcall", "runevent", "contextrecord"]
+WORKSPACE_MODELS = ["workspace", "membership", "memory", "document", "frameworkpack", "workspaceevent",
+                    "conversation"]
+RUN_MODELS = ["run", "step", "attempt", "verdict", "modelcall", "runevent", "contextrecord"]
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def run():
     workspace = Workspace.objects.create(slug="acme", name="Acme")
     services.add_memory(workspace, "A fact.")
     services.add_document(workspace, "policy.md", b"# Policy\n\nText.")
-    return queued_run(workspace, "Draft a note", conversation_with_history(workspace, ("user", "hi")))
+    return queued_run(workspace, "Draft a note", conversation_with_history(workspace, "hi"))
 
 
 @pytest.fixture

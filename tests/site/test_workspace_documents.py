@@ -121,7 +121,7 @@ def test_deleting_a_document_removes_its_chunks_and_unshared_original(workspace,
 
 
 def test_deleting_a_document_keeps_bytes_that_a_model_call_was_given(workspace, alice):
-    from beyond_site.runs.recorder import context_messages, store_context
+    from beyond_site.runs.contexts import context_messages, store_context
     from pipeline.providers.base import Message
 
     text = "# Same text\n\nA section a model call was given, and also uploaded as a file."

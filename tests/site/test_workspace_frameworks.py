@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from beyond_site.workspaces import services
-from beyond_site.workspaces.context import assemble_context
+from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
 from tests.site.context_support import queued_run

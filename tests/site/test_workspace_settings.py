@@ -9,7 +9,7 @@ from django.test import Client
 
 from beyond_site.runs.services import resolve_topology
 from beyond_site.workspaces import services
-from beyond_site.workspaces.context import assemble_context
+from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 from pipeline.topology import ROLES, TopologyError
 from tests.site.chat_support import new_run, workspace_with

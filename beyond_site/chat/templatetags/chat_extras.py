@@ -1,6 +1,6 @@
 from django import template
 
-from beyond_site.chat.presenting import OFFLINE_TIP
+from beyond_site.runs.wording import OFFLINE_TIP
 
 register = template.Library()
 

@@ -45,26 +45,13 @@ def _runner(statements_by_vendor):
     return run
 
 
-def chunk_existing_documents(apps, schema_editor):
-    """Documents added before chunking existed get their chunks (and so their index entries)."""
-    from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
-
-    Document = apps.get_model("workspaces", "Document")
-    DocumentChunk = apps.get_model("workspaces", "DocumentChunk")
-    for document in Document.objects.filter(chunks__isnull=True).iterator():
-        DocumentChunk.objects.bulk_create(
-            DocumentChunk(document=document, ordinal=n, text=text, tokens=estimate_tokens(text))
-            for n, text in enumerate(split_into_chunks(document.text)))
-
-
 class Migration(migrations.Migration):
 
-    dependencies = [("workspaces", "0002_chunks_packs_events")]
+    dependencies = [("workspaces", "0001_initial")]
 
     operations = [
         migrations.RunPython(
             _runner({"sqlite": SQLITE_UP, "postgresql": POSTGRES_UP}),
             _runner({"sqlite": SQLITE_DOWN, "postgresql": POSTGRES_DOWN}),
         ),
-        migrations.RunPython(chunk_existing_documents, migrations.RunPython.noop),
     ]

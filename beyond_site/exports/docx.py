@@ -1,4 +1,4 @@
-"""Write an export (exports.export_rows) as a DOCX with python-docx.
+"""Write an export (exports.document.export_rows) as a DOCX with python-docx.
 
 Step content is Markdown: block structure (headings, paragraphs, lists, code, quotes) and inline
 bold/italic/code are kept from markdown-it's tokens; anything else becomes plain text.
@@ -9,8 +9,9 @@ import re
 
 from docx import Document
 
-from beyond_site.chat.presenting import OFFLINE_TIP
-from beyond_site.chat.rendering import MARKDOWN
+from beyond_site.exports.document import NOT_RELEASED, badge_line
+from beyond_site.lib.markdown import MARKDOWN
+from beyond_site.runs.wording import OFFLINE_TIP
 
 # XML 1.0 forbids most control characters; python-docx raises on them, so model text is cleaned.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -21,8 +22,6 @@ def _text(value) -> str:
 
 
 def write(rows: dict, target) -> None:
-    from beyond_site.chat.exports import NOT_RELEASED, badge_line
-
     run = rows["run"]
     doc = Document()
     doc.add_heading(_text(run.task)[:200], level=0)

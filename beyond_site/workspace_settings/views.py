@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.workspaces import access, services
-from beyond_site.workspaces.forms import AddMemberForm, FrameworksForm, RoleForm, TopologyForm
+from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, RoleForm, TopologyForm
 from beyond_site.workspaces.frameworks import available_packs
 from beyond_site.workspaces.models import Membership
 from pipeline.topology import ROLES, TopologyError, parse_shorthand
@@ -27,7 +27,7 @@ KEY_VARIABLES = ("OPENROUTER_API_KEY", "OPENAI_API_KEY")
 
 
 def _settings_url(slug: str) -> str:
-    return reverse("workspaces:settings", args=[slug])
+    return reverse("workspace_settings:settings", args=[slug])
 
 
 def _server_default() -> dict:
@@ -62,7 +62,7 @@ def _page(request, membership, *, status=200, packs=None, **forms):
         "profiled_roles": [role for role in ROLES
                            if isinstance((current or {}).get(role), dict) and current[role].get("profile")],
     }
-    return render(request, "workspaces/settings.html", ctx, status=status)
+    return render(request, "workspace_settings/settings.html", ctx, status=status)
 
 
 @login_required

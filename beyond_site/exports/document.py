@@ -1,19 +1,17 @@
-"""Export a finished run as Markdown or DOCX: each step with its badge and warnings, the recap,
-and the brief's approved citation set as an appendix."""
+"""What an export of a finished run contains, in reading order, and its Markdown form.
+
+Both formats (Markdown here, DOCX in exports.docx) are written from `export_rows`.
+"""
 from __future__ import annotations
 
-import io
 import re
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
 
-from beyond_site.chat import docx_writer
-from beyond_site.chat.presenting import BADGES, OFFLINE_TIP, halt_reasons
+from pipeline import badges
 from beyond_site.runs.models import Run, Step
-from beyond_site.workspaces import access
+from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.wording import OFFLINE_TIP
 
 NOT_RELEASED = "Not released: the run stopped at an earlier step."
 
@@ -27,7 +25,7 @@ def export_rows(run: Run) -> dict:
         if step.status == Step.RELEASED:
             row.update(badge=step.badge, warnings=list(step.warnings or []), content=step.content or "")
         elif step.status == Step.HALTED:
-            row.update(badge="halted", note=f"Halted, not released: {halts.get(step.index, '')}".rstrip(": "))
+            row.update(badge=badges.HALTED, note=f"Halted, not released: {halts.get(step.index, '')}".rstrip(": "))
         else:
             row["note"] = NOT_RELEASED
         steps.append(row)
@@ -36,8 +34,7 @@ def export_rows(run: Run) -> dict:
 
 
 def badge_line(badge: str) -> str:
-    label, tip = BADGES[badge]
-    return f"{label}: {tip}"
+    return f"{badges.label(badge)}: {badges.tip(badge)}"
 
 
 def to_markdown(rows: dict) -> str:
@@ -81,39 +78,3 @@ def filename(run: Run, ext: str) -> str:
     # ASCII letters, digits and dashes only: safe in a header and on any file system.
     stem = slugify(run.task)[:50].strip("-") or "run"
     return re.sub(r"[^a-z0-9.-]", "", f"beyond-run-{run.pk}-{stem}.{ext}")
-
-
-def _finished_run(request, slug, run_id) -> Run | HttpResponse:
-    run = access.require_run(request, slug, run_id, access.READ)
-    if not run.is_finished:
-        return HttpResponse("This run has not finished yet: export it when it has.", status=409,
-                            content_type="text/plain; charset=utf-8")
-    return run
-
-
-def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
-
-
-def _docx_bytes(rows: dict) -> bytes:
-    buffer = io.BytesIO()
-    docx_writer.write(rows, buffer)
-    return buffer.getvalue()
-
-
-FORMATS = {
-    "md": ("text/markdown; charset=utf-8", lambda rows: to_markdown(rows).encode("utf-8")),
-    "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", _docx_bytes),
-}
-
-
-@login_required
-@require_GET
-def export(request, slug, run_id, ext):
-    run = _finished_run(request, slug, run_id)
-    if isinstance(run, HttpResponse):
-        return run
-    content_type, build = FORMATS[ext]
-    return _attachment(build(export_rows(run)), content_type, filename(run, ext))

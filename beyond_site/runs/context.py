@@ -21,6 +21,7 @@ from django.db.models import Q
 from pipeline.context import Context, Document as ContextDocument, HistoryMessage, render_context
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.frameworks import available_packs, select_entries
+from beyond_site.workspaces.models import Document, DocumentChunk, Message
 from beyond_site.workspaces.search import ranked_chunk_ids
 
 #: Share of the budget that framework knowledge (ids and short titles) may take.
@@ -87,13 +88,11 @@ def _memories(workspace) -> tuple[str, ...]:
 
 
 def _history(run) -> tuple[HistoryMessage, ...]:
-    from beyond_site.runs.models import Message
-
     if not run.conversation_id:
         return ()
     earlier = (Message.objects.filter(conversation_id=run.conversation_id, created_at__lt=run.created_at)
-               .exclude(run=run).order_by("created_at", "id").values_list("role", "text"))
-    return tuple(HistoryMessage(role, text) for role, text in earlier if text)
+               .exclude(run=run).order_by("created_at", "id").values_list("text", flat=True))
+    return tuple(HistoryMessage("user", text) for text in earlier if text)
 
 
 def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
@@ -108,8 +107,6 @@ def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
 
 def _documents_in_scope(run) -> dict[int, _Doc]:
     """The workspace's files and this conversation's uploads, with their chunks' sizes (no text)."""
-    from beyond_site.workspaces.models import Document, DocumentChunk
-
     scope = Q(conversation__isnull=True)
     if run.conversation_id:
         scope |= Q(conversation_id=run.conversation_id)
@@ -155,8 +152,6 @@ def _choose_chunks(run, docs: dict[int, _Doc], room: int) -> tuple[set[int], dic
 
 
 def _render_documents(docs: dict[int, _Doc], chosen: set[int]):
-    from beyond_site.workspaces.models import DocumentChunk
-
     texts = dict(DocumentChunk.objects.filter(id__in=chosen).values_list("id", "text")) if chosen else {}
     files: list[ContextDocument] = []
     uploads: list[ContextDocument] = []

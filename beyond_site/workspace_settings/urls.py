@@ -1,9 +1,9 @@
 from django.urls import path
 
-from beyond_site.workspaces import views
+from beyond_site.workspace_settings import views
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
-app_name = "workspaces"
+app_name = "workspace_settings"
 urlpatterns = [
     path("", views.settings_page, name="settings"),
     path("frameworks/", views.frameworks, name="frameworks"),

@@ -1,0 +1,24 @@
+"""Run access: which runs a caller may read, built on the workspace's own access rules.
+
+A run is read through its workspace: the caller's membership decides, and a run id from another
+workspace is a 404 like a workspace the caller is not a member of.
+"""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+
+from beyond_site.runs.models import Run
+from beyond_site.workspaces.access import READ, allows, membership_for, require_membership
+
+
+def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
+    """Run `run_id` of workspace `slug`, as `require_membership` allows: a run id from another
+    workspace is a 404 like a workspace the caller is not a member of."""
+    membership = require_membership(request, slug, need)
+    return get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
+
+
+def may_read_run(user, run_id: int) -> bool:
+    """Whether `user` may read run `run_id` (the websocket's check, made without a request)."""
+    slug = Run.objects.filter(pk=run_id).values_list("workspace__slug", flat=True).first()
+    return slug is not None and allows(membership_for(user, slug), READ)

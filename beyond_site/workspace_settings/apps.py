@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WorkspaceSettingsConfig(AppConfig):
+    name = "beyond_site.workspace_settings"
+    label = "workspace_settings"
