@@ -174,6 +174,13 @@ class RunFailed(Payload):
     reason: str
 
 
+@_event("run_cancelled")
+class RunCancelled(Payload):
+    """A member stopped the run: what was released stays, nothing more is."""
+
+    reason: str
+
+
 # The type names other code compares with.
 RUN_STARTED, BRIEF_READY, BRIEF_CHECKED = RunStarted.TYPE, BriefReady.TYPE, BriefChecked.TYPE
 PLANNER_STARTED, PLANNER_REJECTED = PlannerStarted.TYPE, PlannerRejected.TYPE
@@ -183,8 +190,9 @@ STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED = StepReleased.TYPE, StepHalted.TY
 SUMMARIZER_STARTED, SUMMARY_READY, SUMMARY_FAILED = SummarizerStarted.TYPE, SummaryReady.TYPE, SummaryFailed.TYPE
 MODEL_CALL = ModelCall.TYPE
 RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
+RUN_CANCELLED = RunCancelled.TYPE
 
-FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED})
+FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})
 
 

@@ -71,11 +71,15 @@ class Orchestrator:
         self.brief: Brief | None = None
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._step_tasks: dict[int, asyncio.Task] = {}
+        self._driver: asyncio.Task | None = None
+        self._released_steps: set[int] = set()
+        self._stop_reason: str | None = None
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
-        """Yield every event of the run, the last one being run_completed, run_halted or run_failed."""
-        driver = asyncio.create_task(self._drive())
+        """Yield every event of the run, the last one being run_completed, run_halted, run_failed or
+        run_cancelled."""
+        self._driver = driver = asyncio.create_task(self._drive())
         try:
             while True:
                 event = await self._queue.get()
@@ -87,6 +91,17 @@ class Orchestrator:
             if not driver.done():
                 driver.cancel()
                 await asyncio.gather(driver, return_exceptions=True)
+
+    def stop(self, reason: str) -> None:
+        """Stop the run where it is: nothing more is released, the model calls in flight are
+        cancelled (and recorded as such), and the run ends with run_cancelled. A run that has
+        already ended is left as it is."""
+        if self._stop_reason is not None or self._driver is None or self._driver.done():
+            return
+        self._stop_reason = reason
+        # Every step at once, before any of them can hand its concurrency slot to a waiting one.
+        self._cancel_steps_after(0)
+        self._driver.cancel()
 
     def _emit(self, payload: ev.Payload, messages=None) -> None:
         self._queue.put_nowait(Event(payload, messages))
@@ -101,6 +116,16 @@ class Orchestrator:
             if await self._render_and_release(self.brief):
                 await self._summarize(self.brief)
                 self._emit(ev.RunCompleted())
+        except asyncio.CancelledError:
+            if self._stop_reason is None:
+                raise
+            # Our own stop: the cancellation is handled here, so later awaits run normally.
+            asyncio.current_task().uncancel()
+            await self._settle_steps()
+            for step in self.brief.steps if self.brief else ():
+                if step.index not in self._released_steps:
+                    self._emit(ev.StepNotReleased(step=step.index))
+            self._emit(ev.RunCancelled(reason=self._stop_reason))
         except Exception as exc:  # a bug of ours must fail the run loudly, never release anything
             log.exception("run crashed")
             await self._settle_steps()  # the failure must be the run's last word
@@ -200,6 +225,7 @@ class Orchestrator:
                 return False
             self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                        content=outcome.content, warnings=outcome.warnings))
+            self._released_steps.add(outcome.index)
         return True
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:

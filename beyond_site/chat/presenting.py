@@ -52,6 +52,7 @@ def progress_text(event: RunEvent | None, total: int, released: int) -> str:
             ev.RUN_COMPLETED: f"Finished: {released} of {total} steps released",
             ev.RUN_HALTED: "Halted",
             ev.RUN_FAILED: "Failed",
+            ev.RUN_CANCELLED: f"Stopped: {released} of {total} steps released" if total else "Stopped",
         }
         text = words.get(event.type, "Working…")
     if total and event.type not in ev.FINAL_TYPES and event.type != ev.BRIEF_READY:
@@ -127,7 +128,7 @@ def run_views(run_ids) -> dict[int, RunView]:
         run_steps = steps[run_id]
         released = sum(1 for s in run_steps if s.status == Step.RELEASED)
         progress = progress_text(latest.get(run_id), len(run_steps), released)
-        if run.status in (Run.HALTED, Run.FAILED) and run.halt_reason:
+        if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) and run.halt_reason:
             progress = f"{progress}: {run.halt_reason}"
         views[run_id] = RunView(run=run, status=page_status(run.status), steps=run_steps, progress=progress,
                                 recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),

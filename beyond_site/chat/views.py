@@ -10,7 +10,8 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import TooManyFilesSent
+from django.core.exceptions import PermissionDenied, TooManyFilesSent
+from django.http import HttpResponse
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,7 +22,8 @@ from django.views.decorators.http import require_GET, require_POST
 from beyond_site.chat.presenting import run_view, run_views
 from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import schedule_run, start_run
+from beyond_site.runs.access import require_run
+from beyond_site.runs.services import may_stop, request_stop, ring_doorbell, ring_stop_bell, schedule_run, start_run
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Document, Message
 from beyond_site.workspaces.services import DocumentRefused, add_document
@@ -147,6 +149,27 @@ async def send(request, slug):
     if run_id is not None:
         schedule_run(run_id)
     return response
+
+
+def _stop_from_form(request, slug, run_id):
+    membership = access.require_membership(request, slug, access.WRITE)
+    run = require_run(request, slug, run_id, access.WRITE)
+    if not may_stop(run, request.user, membership):
+        raise PermissionDenied("Only the member who started this run, or an admin, can stop it")
+    stopped = request_stop(run.pk, request.user)
+    return stopped, run.events.count()
+
+
+@login_required
+@require_POST
+async def stop(request, slug, run_id):
+    """Stop a running run (the Stop button): what is released stays, nothing more is."""
+    stopped, last_seq = await sync_to_async(_stop_from_form)(request, slug, run_id)
+    if stopped:
+        await ring_stop_bell(run_id)
+        await ring_doorbell(run_id, last_seq)  # a queued run is cancelled already: show it
+    label = "Stopping…" if stopped else "Already finished"
+    return HttpResponse(f'<button type="button" class="run-stop" data-action="stop" disabled>{label}</button>')
 
 
 MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more

@@ -33,8 +33,9 @@ class AppendOnly(models.Model):
 
 class Run(models.Model):
     QUEUED, RUNNING, COMPLETED, HALTED, FAILED = "queued", "running", "completed", "halted", "failed"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED)]
-    FINISHED = (COMPLETED, HALTED, FAILED)
+    CANCELLED = "cancelled"
+    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED, CANCELLED)]
+    FINISHED = (COMPLETED, HALTED, FAILED, CANCELLED)
 
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="runs")
     conversation = models.ForeignKey("workspaces.Conversation", models.PROTECT, null=True, blank=True,
@@ -42,7 +43,7 @@ class Run(models.Model):
     #: The member's message that asked for this run (null for runs started without one).
     message = models.OneToOneField("workspaces.Message", models.PROTECT, null=True, blank=True, related_name="run")
     task = models.TextField()
-    status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED, db_index=True)
+    status = models.CharField(max_length=12, choices=STATUSES, default=QUEUED, db_index=True)
     halt_reason = models.TextField(null=True, blank=True)
     topology = models.JSONField()
     offline = models.BooleanField(default=False)
@@ -58,6 +59,10 @@ class Run(models.Model):
     # alive while it works; a run whose lease ran out belongs to a runner that died.
     lease_owner = models.CharField(max_length=100, null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    #: A member asked to stop the run (the Stop button): from then on nothing more is released,
+    #: and the runner stops it as soon as it learns of it.
+    stop_requested_at = models.DateTimeField(null=True, blank=True)
+    stopped_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -16,7 +17,14 @@ from pipeline.events import Event
 from beyond_site.runs.contexts import store_context
 from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
 
-FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED}
+FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
+                ev.RUN_CANCELLED: Run.CANCELLED}
+#: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
+HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
+
+
+def stop_reason(username: str | None) -> str:
+    return f"stopped by {username}" if username else "stopped"
 
 
 def _cut(value: str | None, length: int) -> str | None:
@@ -25,6 +33,11 @@ def _cut(value: str | None, length: int) -> str | None:
 
 class RecordRefused(Exception):
     """The run is no longer this runner's to write: finished, or taken over by the reaper."""
+
+
+class StopRequested(Exception):
+    """A member stopped the run: this event (a release or a recap) is not recorded, and the runner
+    must stop the run. `args[0]` is the reason to record."""
 
 
 class EventRecorder:
@@ -41,9 +54,14 @@ class EventRecorder:
 
     @transaction.atomic
     def record(self, event: Event) -> RunEvent:
-        if self.owner is not None and not Run.objects.select_for_update().filter(
-                pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner).exists():
-            raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
+        if self.owner is not None:
+            state = (Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner)
+                     .values_list("stop_requested_at", "stopped_by").first())
+            if state is None:
+                raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
+            if state[0] is not None and event.type in HELD_AFTER_STOP:
+                raise StopRequested(stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
+                    get_user_model().USERNAME_FIELD, flat=True).first()))
         payload = event.payload
         if event.messages is not None:
             payload = dataclasses.replace(payload, context=store_context(event.messages).sha256)
@@ -81,7 +99,7 @@ class EventRecorder:
         Step.objects.filter(run=self.run, index=p.step).update(status=Step.HALTED)
 
     def _on_step_not_released(self, p: ev.StepNotReleased, row: RunEvent) -> None:
-        Step.objects.filter(run=self.run, index=p.step).update(status=Step.NOT_RELEASED)
+        Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(status=Step.NOT_RELEASED)
 
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(summary=p.summary)
@@ -126,3 +144,7 @@ class EventRecorder:
         # not yet released stays unreleased, on the record.
         Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
         self._finish(ev.RUN_FAILED, p.reason, row)
+
+    def _on_run_cancelled(self, p: ev.RunCancelled, row: RunEvent) -> None:
+        Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
+        self._finish(ev.RUN_CANCELLED, p.reason, row)

@@ -23,7 +23,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.runs.context import assemble_context
 from beyond_site.runs.models import Run, RunEvent
-from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused
+from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, StopRequested, stop_reason
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 log = logging.getLogger("beyond.runs")
@@ -37,6 +37,11 @@ def lease() -> timedelta:
 
 def run_group(run_id: int) -> str:
     return f"run-{run_id}"
+
+
+def stop_group(run_id: int) -> str:
+    """Where a stop request rings: the runner executing the run listens there."""
+    return f"run-{run_id}-stop"
 
 
 def runner_identity() -> str:
@@ -124,6 +129,35 @@ def reap_stale_runs() -> list[int]:
     return reaped
 
 
+def may_stop(run: Run, user, membership) -> bool:
+    """The member who started a run may stop it, and so may the workspace's admins."""
+    from_admin = membership is not None and membership.role == membership.ADMIN
+    return from_admin or (run.created_by_id is not None and run.created_by_id == getattr(user, "pk", None))
+
+
+def request_stop(run_id: int, user) -> bool:
+    """Stop a queued or running run; False when it had already finished. A queued run is cancelled
+    at once (taking it with the same claim a runner would, so no runner starts it meanwhile); a
+    running one is marked, and its runner, told through the stop bell or its own check, stops it.
+    From the mark on, nothing more of it is released."""
+    now = timezone.now()
+    if claim_run(run_id, "stopper"):
+        run = Run.objects.get(pk=run_id)
+        EventRecorder(run, owner="stopper").record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
+        return True
+    return Run.objects.filter(pk=run_id, status=Run.RUNNING, stop_requested_at=None).update(
+        stop_requested_at=now, stopped_by=user) == 1
+
+
+async def ring_stop_bell(run_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        try:
+            await layer.group_send(stop_group(run_id), {"type": "run.stop"})
+        except Exception:  # the runner also checks the database on its own
+            log.warning("stop bell for run %s failed", run_id, exc_info=True)
+
+
 async def ring_doorbell(run_id: int, seq: int) -> None:
     """Tell consumers that event `seq` exists. Best effort by design: consumers read the events
     from the database, so a lost ring costs latency, never a step."""
@@ -175,13 +209,18 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
 
     orchestrator = Orchestrator(ctx, topology, providers, settings=RunSettings(
         concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}"))
+    watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:
             async for event in stream:
                 if isinstance(event.payload, ev.RunStarted):
                     # Who ran it stays on the record after the lease is gone.
                     event = Event(dataclasses.replace(event.payload, runner=owner))
-                await record(event)
+                try:
+                    await record(event)
+                except StopRequested as stop:  # the release came after the click: it is not shown
+                    orchestrator.stop(str(stop))
+                    continue
                 if event.is_final:
                     return FINAL_STATUS[event.type]
         return await _fail(record, run_id, "internal error: the pipeline stopped without a final event")
@@ -192,6 +231,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         log.exception("run %s failed while recording", run_id)
         return await _fail(record, run_id, f"internal error while recording the run ({type(exc).__name__})")
     finally:
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
         await close_all(providers)
 
 
@@ -203,6 +244,39 @@ async def _fail(record, run_id: int, reason: str) -> str:
     except Exception:
         log.exception("run %s: could not record its failure; the reaper will", run_id)
     return Run.FAILED
+
+
+#: How often a runner checks the database for a stop request the stop bell did not bring.
+STOP_CHECK_S = 5.0
+
+
+def _stop_requested(run_id: int) -> str | None:
+    row = (Run.objects.filter(pk=run_id).exclude(stop_requested_at=None)
+           .values_list("stopped_by__username", flat=True))
+    return stop_reason(row[0]) if row else None
+
+
+async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
+    """Stop the orchestrator when a member asks to: at once when the stop bell rings, else at the
+    next check of the database (the bell, like the doorbell, is best effort)."""
+    layer = get_channel_layer()
+    channel = await layer.new_channel() if layer is not None else None
+    if channel:
+        await layer.group_add(stop_group(run_id), channel)
+    try:
+        while True:
+            reason = await database_sync_to_async(_stop_requested)(run_id)
+            if reason:
+                orchestrator.stop(reason)
+                return
+            try:
+                async with asyncio.timeout(STOP_CHECK_S):
+                    await (layer.receive(channel) if channel else asyncio.sleep(STOP_CHECK_S))
+            except TimeoutError:
+                pass
+    finally:
+        if channel:
+            await layer.group_discard(stop_group(run_id), channel)
 
 
 async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:

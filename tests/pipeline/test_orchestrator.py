@@ -4,7 +4,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from pipeline import events as ev
 from pipeline.context import Context, Document
+from pipeline.orchestrator import Orchestrator, RunSettings
+from pipeline.providers.scripted import ScriptedProvider
+from pipeline.topology import ROLES, parse_shorthand
 from pipeline.schemas import Issue
 from tests import scripting
 from tests.pipeline.helpers import of_type, run_scripted
@@ -228,3 +232,41 @@ async def test_a_brief_approving_what_the_catalogue_does_not_know_is_kept_with_a
 async def test_a_brief_the_catalogue_agrees_with_gets_no_warning(tmp_path):
     events, _ = await run_scripted(tmp_path, scripting.script({1: {"executor": ["x"], "verifier": [PASS]}}))
     assert of_type(events, "brief_checked") == []
+
+
+async def test_stop_releases_nothing_more_cancels_calls_in_flight_and_ends_the_run_cancelled(tmp_path):
+    # Step 1 is quick; step 2's executor takes 30 s, so the stop lands while it is in flight.
+    data = scripting.script({
+        1: {"executor": ["Part one."], "verifier": [PASS]},
+        2: {"executor": [{"content": "Part two.", "delay_s": 30}], "verifier": [PASS]},
+        3: {"executor": [{"content": "Part three.", "delay_s": 30}], "verifier": [PASS]},
+    })
+    provider = ScriptedProvider(scripting.write(tmp_path, data))
+    orchestrator = Orchestrator(Context(task="Draft an access-control note"),
+                                parse_shorthand(f"scripted:{tmp_path / 'script.json'}"),
+                                {role: provider for role in ROLES}, settings=RunSettings(concurrency=1))
+    events = []
+    async with asyncio.timeout(10):
+        async for event in orchestrator.events():
+            events.append(event)
+            if event.type == ev.STEP_RELEASED:
+                calls_at_stop = len(provider.calls)
+                orchestrator.stop("stopped by alice")
+    types = [e.type for e in events]
+    assert types[-1] == ev.RUN_CANCELLED and of_type(events, ev.RUN_CANCELLED) == [{"reason": "stopped by alice"}]
+    assert [e["step"] for e in of_type(events, ev.STEP_RELEASED)] == [1]
+    assert [e["step"] for e in of_type(events, ev.STEP_NOT_RELEASED)] == [2, 3]
+    assert ev.SUMMARY_READY not in types and ev.RUN_COMPLETED not in types
+    assert len(provider.calls) == calls_at_stop  # nothing asked of any model after the stop
+    cancelled = [c for c in of_type(events, ev.MODEL_CALL) if c["error"] and c["error"].startswith("cancelled")]
+    assert [(c["role"], c["step"]) for c in cancelled] == [("executor", 2)]
+
+
+async def test_stop_after_the_end_changes_nothing(tmp_path):
+    data = scripting.script({1: {"executor": ["Part one."], "verifier": [PASS]}})
+    provider = ScriptedProvider(scripting.write(tmp_path, data))
+    orchestrator = Orchestrator(Context(task="t"), parse_shorthand(f"scripted:{tmp_path / 'script.json'}"),
+                                {role: provider for role in ROLES})
+    events = [event async for event in orchestrator.events()]
+    orchestrator.stop("too late")
+    assert events[-1].type == ev.RUN_COMPLETED

@@ -4,7 +4,8 @@ from beyond_site.runs.wording import OFFLINE_TIP
 
 register = template.Library()
 
-STATUS_LABELS = {"running": "Working", "completed": "Completed", "halted": "Halted", "failed": "Failed"}
+STATUS_LABELS = {"running": "Working", "completed": "Completed", "halted": "Halted", "failed": "Failed",
+                 "cancelled": "Stopped"}
 
 
 @register.filter
