@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.frameworks import SHIPPED_FRAMEWORKS, Entry, Pack, canonical_ref, load_packs, pack_for_framework_name
+from pipeline.frameworks import (SHIPPED_FRAMEWORKS, Entry, Pack, canonical_ref, load_packs, named_frameworks,
+                                 pack_for_framework_name)
 from pipeline.frameworks.refs import CSF_CODES
 from pipeline.schemas import Citation
 
-from .text import overlap, stems
+from pipeline.words import overlap, stems
 
 MAX_CITATIONS = 10
 # Entry kinds too broad to cite for a document step, or without titles of their own.
@@ -37,24 +38,12 @@ class Pick:
     ref: str
 
 
-def named_packs(text: str) -> list[Pack]:
-    """The shipped frameworks a text names, by their display names and aliases."""
-    lowered = text.lower()
-    packs = load_packs()
-    found = []
-    for key in SHIPPED_FRAMEWORKS:
-        names = [packs[key].name, *packs[key].aliases]
-        if any(re.search(r"(?<![\w/])" + re.escape(n.lower()) + r"(?![\w])", lowered) for n in names):
-            found.append(packs[key])
-    return found
-
-
 def enabled_packs(enabled: tuple[str, ...], task: str) -> list[Pack]:
     """The packs to cite from: the workspace's enabled frameworks, else those the task names, else ISO."""
     if enabled:
         packs = [pack_for_framework_name(name) for name in enabled]
     else:
-        packs = named_packs(task) or [load_packs()["iso27001-2022"]]
+        packs = [p for p in named_frameworks(task) if p.key in SHIPPED_FRAMEWORKS] or [load_packs()["iso27001-2022"]]
     unique: list[Pack] = []
     for pack in packs:
         if pack is not None and pack not in unique:

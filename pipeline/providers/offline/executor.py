@@ -16,7 +16,9 @@ from .doctypes import OPEN_POINTS, DOC_TYPES, GENERIC, TBC
 from .planner import placeholders
 from .reading import classify, org_name, relevant_quotes
 from .templates import DocType, StepTemplate
-from .text import looks_like_citation, overlap, sentences, squash
+from pipeline.words import overlap
+
+from .text import looks_like_citation, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
 _TEMPLATES: dict[str, StepTemplate] = {}

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 from pipeline.context import Context
+from pipeline.frameworks import named_frameworks
 from pipeline.schemas import Brief, StepPlan
 
 from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, explicit_picks,
-                     format_citation, keyword_picks, named_packs, topic_picks)
+                     format_citation, keyword_picks, topic_picks)
 from .doctypes import TBC
 from .reading import audience_of, classify, context_text, org_name, scope_of, subject_of
 from .templates import DocType
@@ -55,7 +56,7 @@ def _judgments(ctx: Context, doc: DocType, subject: DocType | None, fill: _Fill,
     out.append(f"Audience: {fill['audience']}.")
     out.append("Frameworks cited: " + ", ".join(p.name for p in packs)
                + (" (enabled in the workspace)." if ctx.enabled_frameworks else " (named in the task or default)."))
-    for pack in named_packs(ctx.task):
+    for pack in named_frameworks(ctx.task):
         if pack not in packs:
             out.append(f"The task mentions {pack.name}, which this workspace has not enabled: it is not cited.")
     for written in refused:

@@ -12,7 +12,9 @@ from pipeline.context import Context
 
 from .doctypes import DOC_TYPES, GENERIC, TBC
 from .templates import DocType
-from .text import clip, looks_like_citation, overlap, sentences
+from pipeline.words import overlap
+
+from .text import clip, looks_like_citation, sentences
 
 _NOT_A_NAME = {"We", "Our", "The", "This", "It", "They", "All", "Staff", "Customers", "Most", "Some", "There", "Its"}
 _NAME = r"([A-Z][\w&'\-]*(?:\s+(?:[A-Z][\w&'\-]*|&|of|and))*)"
