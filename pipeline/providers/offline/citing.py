@@ -55,16 +55,16 @@ def _citable(pack: Pack, ref: str) -> Pick | None:
     return Pick(pack, entry, ref if pack.key == "gdpr" else entry.ref)
 
 
-def explicit_picks(refs: tuple[Found, ...], packs: list[Pack]) -> tuple[list[Pick], list[str]]:
+def explicit_picks(refs: tuple[Found, ...], packs: list[Pack]) -> tuple[list[Pick], list[Found]]:
     """The references a task names (as the citation gate reads them) that an enabled pack holds;
-    and, as written, those it cannot approve."""
+    and those it cannot approve."""
     picks: list[Pick] = []
-    refused: list[str] = []
+    refused: list[Found] = []
     for found in refs:
         pack = next((p for p in packs if p.key == found.pack_key), None)
         pick = _citable(pack, found.ref) if pack else None
         if pick is None:
-            refused.append(found.surface.strip())
+            refused.append(found)
         elif pick not in picks:
             picks.append(pick)
     return picks, refused

@@ -44,6 +44,13 @@ def _spec_without_citations(spec: str) -> str:
     return " ".join(kept) or "the content set out in the plan"
 
 
+def requirement_citations(brief: Brief) -> list[Citation]:
+    """The citations of the steps that list requirements (a mapping table, an assessment by area)."""
+    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.lower()), "section", "") in ("requirements",
+                                                                                                  "readiness")]
+    return [c for s in steps for c in step_citations(brief, s)]
+
+
 def _notes(ctx: Context, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:
     """What the first step must say openly: frameworks the task names that are not cited, and
     references it names that no cited framework holds (written without the reference itself)."""
@@ -60,7 +67,8 @@ def _notes(ctx: Context, brief: Brief, step: StepPlan, fields: Fill) -> list[str
     return out
 
 
-def _section(reading: Reading, template: StepTemplate, step: StepPlan, cited: list[Citation], fields: Fill) -> list[str]:
+def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepPlan, cited: list[Citation],
+             fields: Fill) -> list[str]:
     kind, _, arg = template.section.partition(":")
     if kind == "register":
         return sections.register_blocks(reading, arg, template.table, fields)
@@ -71,7 +79,7 @@ def _section(reading: Reading, template: StepTemplate, step: StepPlan, cited: li
     if kind == "readiness":
         return sections.readiness_blocks(reading, cited, fields)
     if kind == "gaps":
-        return sections.gap_blocks(reading, cited, fields)
+        return sections.gap_blocks(reading, requirement_citations(brief), fields)
     if kind == "facts":
         return ["\n".join(f"- {line}" for line in sections.fact_lines(reading, fields))]
     if kind in ("incident", "impact"):
@@ -94,7 +102,7 @@ def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: 
         if template.bullets:
             blocks.append("\n".join(f"- {b.format_map(fields)}" for b in template.bullets))
         if template.section:
-            blocks += _section(reading, template, step, cited, fields)
+            blocks += _section(reading, template, brief, step, cited, fields)
         elif template.table:
             rows = [tuple(c.format_map(fields) for c in row) for row in template.table]
             blocks.append(sections.table(rows))

@@ -77,6 +77,11 @@ def requirement_picks(reading: Reading, explicit: list[Pick], packs: list[Pack],
     return topic_picks(task_topics or list(doc.subject_topics), packs, TOPICS)
 
 
+def _lower_first(phrase: str) -> str:
+    """"Each department head" reads mid-sentence as "each department head"; names keep their capitals."""
+    return phrase[0].lower() + phrase[1:] if phrase.split()[0] in ("The", "Each", "All", "Every") else phrase
+
+
 def _fact_judgments(reading: Reading) -> list[str]:
     facts, found, out = reading.facts, values(reading), []
     for what, task_value, workspace_value in reading.overrides:
@@ -95,7 +100,7 @@ def _fact_judgments(reading: Reading) -> list[str]:
         if key in found:
             out.append(f"{label}: {found[key]}.")
     for timed in facts.cadences[:4]:
-        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", by {timed.who}." if timed.who else "."))
+        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", by {_lower_first(timed.who)}." if timed.who else "."))
     return out
 
 
@@ -150,8 +155,12 @@ def plan(ctx: Context) -> Brief:
     fields = fill(reading, scope)
     packs = cited_packs(ctx, reading)
     task_topics = topics_in(ctx.task) if doc.key in ("mapping", "gap_assessment", "generic") else []
+    if task_topics and subject is not None:  # "map our access control practices": the whole subject's topics
+        task_topics += [t for step in subject.steps for t in step.topics if t not in task_topics]
     topics = step_topics(doc, subject, task_topics)
-    explicit, refused = explicit_picks(reading.task.refs, packs)
+    explicit, unapproved = explicit_picks(reading.task.refs, packs)
+    off = {p.key for p in frameworks_not_enabled(ctx)}  # their references are the not-enabled note's to explain
+    refused = [found.surface.strip() for found in unapproved if found.pack_key not in off]
     required = requirement_picks(reading, explicit, packs, task_topics)
     picks: list[Pick] = []
     for pick in required + explicit + topic_picks([t for ts in topics for t in ts], packs, TOPICS):

@@ -73,28 +73,39 @@ def _fact_statements(reading: Reading) -> list[Statement]:
     return out
 
 
-def _words_for(citation: Citation) -> set[str]:
-    words = set(stems(citation.title))
-    words |= {stem(w) for w in CSF_OUTCOMES.get(citation.ref, ("", ()))[1] for w in w.split()}
+def _words_for(citation: Citation) -> tuple[set[str], set[str]]:
+    """(practice words curated for the requirement or its topic, words of its title)."""
+    curated = {stem(w) for phrase in CSF_OUTCOMES.get(citation.ref, ("", ()))[1] for w in phrase.split()}
     for topic, refs in TOPICS.items():
         if any(citation.ref in r for r in refs.values()):
-            words |= {stem(w) for phrase in TOPIC_WORDS.get(topic, ()) for w in phrase.split()}
-    return words
+            curated |= {stem(w) for phrase in TOPIC_WORDS.get(topic, ()) for w in phrase.split()}
+    return curated, set(stems(citation.title))
 
 
-def best_practice(reading: Reading, citation: Citation) -> Statement | None:
-    """The workspace statement that best shows the requirement is met (two shared words at least)."""
-    wanted = _words_for(citation)
-    scored = [(len(stems(s.text) & wanted), -n, s) for n, s in enumerate(reading.statements + _fact_statements(reading))]
-    best = max(scored, default=None, key=lambda s: s[:2])
-    return best[2] if best and best[0] >= 2 else None
+def best_practices(reading: Reading, citation: Citation, limit: int = 2) -> list[Statement]:
+    """The workspace statements that best show the requirement is met. A curated practice word
+    counts twice a word of the title: "device posture" says more about authentication than "service"."""
+    curated, title = _words_for(citation)
+    scored = []
+    for n, statement in enumerate(reading.statements + _fact_statements(reading)):
+        words = stems(statement.text)
+        scored.append((-(2 * len(words & curated) + len(words & title - curated)), n, statement))
+    return [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4][:limit]
 
 
-def requirement_rows(reading: Reading, cited: list[Citation]) -> list[tuple[Citation, Statement | None]]:
+def requirement_rows(reading: Reading, cited: list[Citation]) -> list[tuple[Citation, list[Statement]]]:
     """The step's requirements, a category left out when its own entries are listed, with practices."""
     refs = {c.ref for c in cited}
     rows = [c for c in cited if not any(r != c.ref and r.startswith(c.ref + "-") for r in refs)]
-    return [(c, best_practice(reading, c)) for c in rows]
+    return [(c, best_practices(reading, c)) for c in rows]
+
+
+def _practice(found: list[Statement], limit: int) -> str:
+    return " ".join(clip(s.text, limit) for s in found)
+
+
+def _sources(found: list[Statement]) -> str:
+    return ", ".join(dict.fromkeys(s.source for s in found)) or "—"
 
 
 def requirement_blocks(reading: Reading, cited: list[Citation], template_rows, fields: Fill) -> list[str]:
@@ -103,15 +114,15 @@ def requirement_blocks(reading: Reading, cited: list[Citation], template_rows, f
     if not rows:
         return [table([tuple(c.format_map(fields) for c in r) for r in template_rows])] if template_rows else []
     if doc == "soa":
-        body = [(format_citation(c), "Yes", f"{clip(p.text, 160)} ({p.source})" if p else f"Justification {TBC}",
+        body = [(format_citation(c), "Yes", f"{_practice(p, 160)} ({_sources(p)})" if p else f"Justification {TBC}",
                  "Implemented" if p else TBC) for c, p in rows]
         return [table([("Control", "Applicable", "Justification", "Implementation status"), *body])]
     if doc == "audit_plan":
         schedule = [tuple(c.format_map(fields) for c in r) for r in template_rows]
-        schedule += [(format_citation(c), fields["security_lead"], TBC, clip(p.text, 120) if p else "records to be "
+        schedule += [(format_citation(c), fields["security_lead"], TBC, _practice(p[:1], 120) if p else "records to be "
                       "sampled") for c, p in rows]
         return ["The schedule covers every requirement the task names.", table(schedule)]
-    body = [(format_citation(c), clip(p.text, 200) if p else f"No practice recorded: {TBC}", p.source if p else "—",
+    body = [(format_citation(c), _practice(p, 200) if p else f"No practice recorded: {TBC}", _sources(p),
              "In place" if p else "Gap") for c, p in rows]
     return [table([("Requirement", "Practice in place", "Source", "Status"), *body])]
 
@@ -126,7 +137,7 @@ def gap_blocks(reading: Reading, cited: list[Citation], fields: Fill) -> list[st
         lines = [f"- {row[0]}: {row[cols.index('Gap')] if 'Gap' in cols else row[cols.index('Status')]}"
                  + (f" (owner: {row[cols.index('Owner')]})" if "Owner" in cols else "") for row in open_rows]
         return ["Areas to close first:", "\n".join(lines)] if lines else ["No open gap is recorded."]
-    gaps = [c for c, p in requirement_rows(reading, cited) if p is None]
+    gaps = [c for c, p in requirement_rows(reading, cited) if not p]
     if not gaps:
         return ["Every requirement above has a practice recorded in the workspace's documents. Collect the "
                 f"evidence for each before the audit; owner: {fields['security_lead']}."]
@@ -152,6 +163,9 @@ def fact_lines(reading: Reading, fields: Fill) -> list[str]:
     """The facts an email or letter about the task's subject needs, in the engine's words."""
     task, facts = reading.task, reading.facts
     subject = f"{task.subject} {task.text}".lower()
+    if task.subject_doc is not None:  # an email about a policy: that policy's topics are the subject too
+        topics = {t for step in task.subject_doc.steps for t in step.topics}
+        subject += " " + " ".join(w for t in topics for w in TOPIC_WORDS.get(t, ()))
     subject_stems = stems(subject)
     lines = []
     for key, (title, pattern) in ROLES.items():
