@@ -29,6 +29,7 @@ from pipeline.context import Context, Document  # noqa: E402
 from pipeline.frameworks import load_packs  # noqa: E402
 from pipeline.orchestrator import Orchestrator  # noqa: E402
 from pipeline.providers.offline import OfflineProvider  # noqa: E402
+from pipeline.providers.offline.reading import read  # noqa: E402
 from pipeline.topology import ROLES, parse_shorthand  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "offline"
@@ -179,6 +180,7 @@ def speed(task: str, repeats: int = 3) -> None:
     workspace = speed_workspace()
     timings, steps = [], 0
     for _ in range(repeats):
+        read.cache_clear()  # a cold run: the engine reads the workspace afresh, as for a new task
         ctx = context_for(workspace, task)
         started = time.perf_counter()
         result = asyncio.run(run(ctx))

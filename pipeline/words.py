@@ -6,6 +6,7 @@ shows, the offline engine's choices), so that "suppliers" meets "supplier" the s
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+")
 
@@ -31,6 +32,7 @@ def topic_words(text: str) -> list[str]:
     return list(seen)
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude, stable stem: plural and verb endings removed, then the first six letters, so
     "suppliers" meets "supplier", "backups" meets "backup" and "classified" meets "classification"."""

@@ -241,12 +241,33 @@ def _read_services(clause: str, source: str, facts: Facts) -> None:
             _add_service(facts, Service(name, "hosting", source, where=_clean(match["where"] or "", 40), processor=True))
 
 
+# Cheap tests first: the patterns below backtrack, and most sentences of a large workspace have no period.
+_MAY_RETAIN = re.compile(r"\b(?:kept|retained|stored|held|archived)\b", re.IGNORECASE)
+_MAY_RECUR = re.compile(rf"\b(?:{_CADENCE_WORDS})\b", re.IGNORECASE)
+
+
 def _read_timed(clause: str, source: str, facts: Facts) -> None:
+    if _MAY_RETAIN.search(clause):
+        _read_retention(clause, source, facts)
+    if _MAY_RECUR.search(clause):
+        _read_cadences(clause, source, facts)
+
+
+def _read_retention(clause: str, source: str, facts: Facts) -> None:
     for match in _RETENTION.finditer(clause):
         what = _clean(re.sub(r"^(?:the|our|all)\s+", "", match["what"].strip(), flags=re.IGNORECASE), 60)
         if what:
             facts.retention.append(Timed(what[0].upper() + what[1:], match["period"], source))
-    for pattern in (_REVIEWED, _REVIEWS, _MEETS):
+
+
+_CADENCE_PATTERNS = ((re.compile(r"\b(?:reviewed|audited|tested|checked|updated|assessed)\b", re.IGNORECASE), _REVIEWED),
+                     (re.compile(r"\b(?:reviews|audits|tests|checks)\b"), _REVIEWS), (re.compile(r"\bmeets\b"), _MEETS))
+
+
+def _read_cadences(clause: str, source: str, facts: Facts) -> None:
+    for verb, pattern in _CADENCE_PATTERNS:
+        if not verb.search(clause):
+            continue
         for match in pattern.finditer(clause):
             what = _clean(match.groupdict().get("what") or match["who"], 60)
             who = _clean(match.groupdict().get("who") or "", 50) if pattern is not _MEETS else ""
@@ -256,13 +277,13 @@ def _read_timed(clause: str, source: str, facts: Facts) -> None:
 
 def _read_milestone(sentence: str, source: str, facts: Facts) -> None:
     """A certification or audit date: the framework may be named in another clause of the sentence."""
-    packs = named_frameworks(sentence)
+    date = _MILESTONE_DATE.search(sentence)
+    packs = named_frameworks(sentence) if date else []
     if packs:
-        date, event = _MILESTONE_DATE.search(sentence), _MILESTONE_EVENT.search(sentence)
-        if date:
-            event_words = " ".join(event.group(0).split()) if event else "certification"
-            event_words = event_words if event_words.startswith("Type") else event_words.lower()
-            facts.milestones.append(Timed(f"{packs[0].name} {event_words}", date["when"], source))
+        event = _MILESTONE_EVENT.search(sentence)
+        event_words = " ".join(event.group(0).split()) if event else "certification"
+        event_words = event_words if event_words.startswith("Type") else event_words.lower()
+        facts.milestones.append(Timed(f"{packs[0].name} {event_words}", date["when"], source))
 
 
 def _read_data(text: str, facts: Facts) -> None:

@@ -6,9 +6,10 @@ workspace of many files is parsed once, not once per step.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from pipeline.context import Context
+from pipeline.words import stems
 
 from .facts import Facts, extract_facts
 from .registers import Register, find_register
@@ -23,6 +24,11 @@ class Statement:
 
     text: str
     source: str
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Its topic stems, computed once: every requirement of a mapping is matched against them."""
+        return frozenset(stems(self.text))
 
 
 @dataclass

@@ -3,6 +3,7 @@ activities or risks, and its rows under the document's own columns."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipeline.citations import extract_citations
 from pipeline.words import stems
@@ -96,10 +97,17 @@ class Register:
 
 def _fit(table: Table, kind: Kind) -> tuple[int, dict[str, int]]:
     """How well a table fits a kind (0: not at all) and its column mapping."""
-    mapping = map_columns(table.header, kind.columns)
+    return _fit_header(table.header, table.title, table.source, kind.key)
+
+
+@lru_cache(maxsize=4096)
+def _fit_header(header: tuple[str, ...], title: str, source: str, kind_key: str) -> tuple[int, dict[str, int]]:
+    # Keyed on the header, not the rows: many exports of one inventory share a header.
+    kind = KINDS[kind_key]
+    mapping = map_columns(header, kind.columns)
     if kind.required not in mapping:
         return 0, mapping
-    named = bool(stems(f"{table.title} {table.source}") & {s for n in kind.names for s in header_stems(n)})
+    named = bool(stems(f"{title} {source}") & {s for n in kind.names for s in header_stems(n)})
     needed = 2 if named else 3
     return (len(mapping) + 2 * named if len(mapping) >= needed else 0), mapping
 
@@ -124,12 +132,12 @@ def find_register(tables: list[Table], kind_key: str) -> Register | None:
     best = max(score for score, *_ in fitting)
     chosen = sorted((f for f in fitting if f[0] >= best - 2), key=lambda f: (-f[0], f[1]))
     columns = tuple(c for c in kind.columns if any(c in m for *_, m in chosen))
-    rows: list[tuple[str, ...]] = []
+    found: list[tuple[tuple[str, ...], Table, dict[str, int]]] = []
     unused: list[str] = []
     for _, _, table, mapping in chosen:
-        for row in table.rows:
-            if row[mapping[kind.required]].strip():
-                rows.append(tuple(_cell(row[mapping[c]], table.source) if c in mapping else "—" for c in columns))
+        found += [(row, table, mapping) for row in table.rows if row[mapping[kind.required]].strip()]
         unused += [h for i, h in enumerate(table.header) if i not in mapping.values() and h not in unused]
-    return Register(kind, columns, tuple(rows[:MAX_SHOWN]), tuple(dict.fromkeys(t.source for _, _, t, _ in chosen)),
-                    tuple(c for c in kind.columns if c not in columns), tuple(unused), len(rows))
+    rows = tuple(tuple(_cell(row[mapping[c]], table.source) if c in mapping else "—" for c in columns)
+                 for row, table, mapping in found[:MAX_SHOWN])
+    return Register(kind, columns, rows, tuple(dict.fromkeys(t.source for _, _, t, _ in chosen)),
+                    tuple(c for c in kind.columns if c not in columns), tuple(unused), len(found))

@@ -88,7 +88,7 @@ def best_practices(reading: Reading, citation: Citation, limit: int = 2) -> list
     curated, title = _words_for(citation)
     scored = []
     for n, statement in enumerate(reading.statements + _fact_statements(reading)):
-        words = stems(statement.text)
+        words = statement.words
         scored.append((-(2 * len(words & curated) + len(words & title - curated)), n, statement))
     return [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4][:limit]
 
@@ -200,7 +200,7 @@ def fact_lines(reading: Reading, fields: Fill) -> list[str]:
 def relevant_statements(reading: Reading, query: str, limit: int, minimum: int = 2) -> list[Statement]:
     """Document sentences sharing the most topic words with `query`, best first."""
     wanted = stems(query)
-    scored = sorted(((-len(stems(s.text) & wanted), n, s) for n, s in enumerate(reading.statements)),
+    scored = sorted(((-len(s.words & wanted), n, s) for n, s in enumerate(reading.statements)),
                     key=lambda s: s[:2])
     return [s for score, _, s in scored if -score >= minimum][:limit]
 

@@ -12,6 +12,7 @@ import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipeline.context import Document
 from pipeline.words import stem
@@ -119,6 +120,7 @@ def read_tables(docs: Iterable[Document]) -> list[Table]:
     return tables
 
 
+@lru_cache(maxsize=4096)
 def header_stems(cell: str) -> frozenset[str]:
     """A header cell as stems: "Owner (team)" -> {owner, team}, "Asset #" -> {asset, no}."""
     text = cell.lower().replace("#", " no ").replace("n°", " no ")
