@@ -302,3 +302,52 @@ def test_it_quotes_hard_wrapped_sentences_whole():
            "people who need them." in sentences(text)
     assert not any(s.startswith("and removed") for s in sentences(text))
     assert "A list item" in sentences(text) and "Another one" in sentences(text)
+
+
+INVENTORY = Document("asset-inventory.csv", "Asset #,asset_name,Owner (team),Classification level\n"
+                                            "BP-001,Transport management system,Operations,Confidential\n"
+                                            "BP-002,Depot CCTV recorder,Facilities,Restricted\n", "sha", "upload")
+
+
+async def _document(ctx: Context) -> tuple[Brief, str]:
+    provider = OfflineProvider()
+    run = Orchestrator(ctx, parse_shorthand("offline"), {role: provider for role in ("planner", "executor", "verifier",
+                                                                                       "summarizer")})
+    events = [event async for event in run.events()]
+    assert events[-1].type == ev.RUN_COMPLETED
+    return run.brief, "\n".join(e.data["content"] for e in events if e.type == ev.STEP_RELEASED)
+
+
+async def test_it_builds_the_register_from_the_uploaded_inventory():
+    _, text = await _document(_ctx("Build our asset register from the inventory", uploads=(INVENTORY,)))
+    assert "| BP-002 | Depot CCTV recorder | Facilities | Restricted |" in text
+    assert "AST-001" not in text and "asset-inventory.csv (2 rows)" in text
+
+
+async def test_it_cites_only_the_framework_the_task_names_when_all_are_enabled():
+    brief, _ = await _document(_ctx("Write an access control policy per ISO 27001"))
+    assert {c.framework for c in brief.citations} == {"ISO/IEC 27001:2022"}
+
+
+async def test_it_says_in_the_document_that_a_named_framework_is_not_enabled():
+    brief, text = await _document(_ctx("Map our access control practices to NIST CSF 2.0 PR.AA",
+                                       enabled=("ISO/IEC 27001:2022",)))
+    assert "NIST CSF 2.0, which is not enabled in this workspace" in text
+    assert "NIST CSF 2.0" not in {c.framework for c in brief.citations}
+    assert any("NIST CSF 2.0, which this workspace has not enabled" in j for j in brief.judgments)
+
+
+async def test_it_lets_the_task_outrank_the_workspace_on_the_organisation_it_describes():
+    brief, text = await _document(_ctx("Write an information security policy for our 40-person SaaS company"))
+    assert "40-person SaaS company" in text and "120" not in text
+    assert any("40 people, as the task states" in j and "120 people" in j for j in brief.judgments)
+
+
+async def test_it_maps_each_subcategory_of_a_named_category_to_a_recorded_practice():
+    policy = Document("access.docx", "# Authentication\n\nMulti-factor authentication is required for every "
+                                     "application.\nVisitors to the office sign in at reception and are escorted.\n")
+    brief, text = await _document(_ctx("Map our access control practices to NIST CSF 2.0 PR.AA", uploads=(policy,)))
+    assert {c.framework for c in brief.citations} == {"NIST CSF 2.0"}
+    row = next(line for line in text.splitlines() if "PR.AA-03" in line)
+    assert "Multi-factor authentication is required" in row and "In place" in row
+    assert "PR.AA-06" in text and "Visitors to the office" in text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from pipeline.schemas import Citation
-from pipeline.words import stem, stems
+from pipeline.words import stems
 
 from .citing import format_citation
 from .doctypes import TBC
@@ -75,10 +75,11 @@ def _fact_statements(reading: Reading) -> list[Statement]:
 
 def _words_for(citation: Citation) -> tuple[set[str], set[str]]:
     """(practice words curated for the requirement or its topic, words of its title)."""
-    curated = {stem(w) for phrase in CSF_OUTCOMES.get(citation.ref, ("", ()))[1] for w in phrase.split()}
+    phrases = list(CSF_OUTCOMES.get(citation.ref, ("", ()))[1])
     for topic, refs in TOPICS.items():
         if any(citation.ref in r for r in refs.values()):
-            curated |= {stem(w) for phrase in TOPIC_WORDS.get(topic, ()) for w in phrase.split()}
+            phrases += TOPIC_WORDS.get(topic, ())
+    curated = stems(" ".join(phrases))
     return curated, set(stems(citation.title))
 
 
