@@ -351,3 +351,11 @@ async def test_it_maps_each_subcategory_of_a_named_category_to_a_recorded_practi
     row = next(line for line in text.splitlines() if "PR.AA-03" in line)
     assert "Multi-factor authentication is required" in row and "In place" in row
     assert "PR.AA-06" in text and "Visitors to the office" in text
+
+
+async def test_it_drafts_a_step_from_its_own_document_type_when_two_types_share_a_step_title():
+    ctx = _ctx("information security policy for the whole company")
+    brief = await _plan(ctx)
+    roles = next(s for s in brief.steps if s.title == "Roles and responsibilities")
+    draft = executor.compose(ctx, brief, roles)
+    assert "Top management: approves this policy" in draft and "Line manager" not in draft

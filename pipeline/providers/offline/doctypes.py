@@ -151,9 +151,9 @@ INFOSEC_POLICY = DocType(
     (
         S("Purpose and commitment", "State the purpose of the policy and top management's commitment.",
           ("policy", "leadership"),
-          intro="{profile} protects the confidentiality, integrity and availability of the information it "
+          intro="{org} protects the confidentiality, integrity and availability of the information it "
                 "holds. Top management commits to providing the resources and direction the ISMS needs.",
-          bullets=("Locations covered: {locations}", "Certification target: {certification}")),
+          bullets=("Organisation: {profile}", "Locations covered: {locations}", "Certification target: {certification}")),
         S("Information security objectives", "Set the framework for objectives and how progress is measured.",
           ("objectives",),
           table=(("Objective", "Measure", "Owner", "Target date"),

@@ -89,8 +89,14 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
     return []
 
 
+def _template(reading: Reading, step: StepPlan) -> StepTemplate | None:
+    """The step's template: the document type's own first, as two types may share a step title."""
+    own = next((t for t in reading.task.doc.steps if t.title.lower() == step.title.lower()), None)
+    return own or _TEMPLATES.get(step.title.lower())
+
+
 def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:
-    template = _TEMPLATES.get(step.title.lower())
+    template = _template(reading, step)
     cited = step_citations(brief, step)
     blocks: list[str] = _notes(ctx, brief, step, fields)
     if template is None:  # a brief from another planner: deliver its spec plainly
