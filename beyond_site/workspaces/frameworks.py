@@ -2,20 +2,11 @@
 and the slice of them relevant to a task (ids and short titles, within a token share)."""
 from __future__ import annotations
 
-import re
-
 from pipeline.context import FrameworkEntry
-from pipeline.frameworks import ALL_FRAMEWORKS, Entry, Pack, load_packs, pack_for_framework_name, pack_from_dict
+from pipeline.frameworks import ALL_FRAMEWORKS, Entry, Pack, load_packs, named_frameworks, pack_from_dict
+from pipeline.words import stem, topic_words
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.models import FrameworkPack
-
-_WORD = re.compile(r"[^\W_]+")
-# Words that carry no topic: matching titles on them would pull in half a catalogue.
-STOPWORDS = frozenset("""
-a an and are as at be by for from has have in into is it its of on or our that the their this to was were
-will with we you your draft write prepare create make produce need needs please using use based about
-document documents policy procedure new all any can should must also per which who what when how
-""".split())
 
 
 def imported_packs() -> dict[str, Pack]:
@@ -37,37 +28,6 @@ def canonical_keys(keys, packs: dict[str, Pack] | None = None) -> list[str]:
         raise ValueError(f"unknown framework pack(s): {', '.join(unknown)}; available: {', '.join(packs)}")
     wanted = set(keys)
     return [key for key in packs if key in wanted]
-
-
-def task_words(text: str) -> list[str]:
-    """The task's topic words, lowercased, deduplicated, in first-seen order."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if (len(word) >= 3 or word.isdigit()) and word not in STOPWORDS:
-            seen.setdefault(word, None)
-    return list(seen)
-
-
-def _stem(word: str) -> str:
-    # Crude but stable: "suppliers"/"supplier", "backups"/"backup", "logging"/"logs" meet on a prefix.
-    return word[:6]
-
-
-def named_pack_keys(task: str, packs: dict[str, Pack]) -> set[str]:
-    """Keys of the packs the task names ("ISO 27001", "GDPR", "NIST CSF", an imported pack's name)."""
-    named: set[str] = set()
-    words = task.split()[:400]
-    for size in (1, 2, 3, 4):
-        for start in range(len(words) - size + 1):
-            pack = pack_for_framework_name(" ".join(words[start:start + size]).strip(",.;:()"))
-            if pack is not None and pack.key in packs:
-                named.add(pack.key)
-    lowered = f" {task.lower()} "
-    for key, pack in packs.items():
-        for name in (pack.name, key, *pack.aliases):
-            if name and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lowered):
-                named.add(key)
-    return named
 
 
 def _is_structure(entry: Entry, pack: Pack) -> bool:
@@ -106,14 +66,14 @@ def select_entries(task: str, keys: list[str], budget_tokens: int,
     """
     packs = packs if packs is not None else available_packs()
     enabled = [(key, packs[key]) for key in keys if key in packs]
-    stems = {_stem(w) for w in task_words(task)}
-    named = named_pack_keys(task, dict(enabled))
+    stems = {stem(w) for w in topic_words(task)}
+    named = {pack.key for pack in named_frameworks(task, dict(enabled))}
     candidates: dict[tuple[int, int], tuple[tuple, FrameworkEntry]] = {}
     for pack_no, (key, pack) in enumerate(enabled):
         for position, entry in enumerate(pack.entries.values()):
             if entry.withdrawn or not entry.title:
                 continue
-            shared = len(stems & {_stem(w) for w in task_words(entry.title)})
+            shared = len(stems & {stem(w) for w in topic_words(entry.title)})
             if _is_structure(entry, pack):
                 priority = (0, 0, 0)
             elif shared:

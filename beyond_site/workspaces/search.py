@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from beyond_site.workspaces.frameworks import task_words
+from pipeline.words import topic_words
 
 MAX_QUERY_WORDS = 40
 
@@ -38,7 +38,7 @@ _POSTGRES = f"""
 def ranked_chunk_ids(task: str, workspace_id: int, conversation_id: int | None) -> list[int]:
     """Ids of the chunks in scope that match the task's words, most relevant first.
     Chunks that match none of the words are not listed."""
-    words = task_words(task)[:MAX_QUERY_WORDS]
+    words = topic_words(task)[:MAX_QUERY_WORDS]
     if not words:
         return []
     if connection.vendor == "postgresql":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -22,7 +23,7 @@ SHIPPED_FRAMEWORKS = [key for key in ALL_FRAMEWORKS if key != "iso27001-2013"]
 
 __all__ = [
     "Entry", "Pack", "load_packs", "get_pack", "pack_for_framework_name", "canonical_ref",
-    "pack_from_file", "pack_from_dict", "SHIPPED_FRAMEWORKS", "ALL_FRAMEWORKS",
+    "pack_from_file", "pack_from_dict", "named_frameworks", "SHIPPED_FRAMEWORKS", "ALL_FRAMEWORKS",
 ]
 
 
@@ -132,6 +133,35 @@ def pack_for_framework_name(name: str) -> Pack | None:
     if re.search(r"\bsoc ?2\b|\btsc\b|trust services", lowered):
         return packs["soc2-tsc-2017"]
     return None
+
+
+#: How many words a framework's name may span when written loosely ("NIST Cybersecurity Framework 2.0").
+_NAME_WORDS = 4
+#: Only so much of a long text is read for names: tasks name their frameworks early.
+_READ_WORDS = 400
+
+
+def named_frameworks(text: str, packs: Mapping[str, Pack] | None = None) -> list[Pack]:
+    """The frameworks a text names ("ISO 27001", "GDPR", "NIST CSF 2.0", "SOC 2", an imported
+    pack's name or alias), among `packs` (default: every shipped pack), in the order of `packs`.
+
+    A name with an edition names that edition only: "ISO 27001:2013" is not the 2022 edition.
+    """
+    packs = load_packs() if packs is None else packs
+    named: set[str] = set()
+    words = text.split()[:_READ_WORDS]
+    for size in range(1, _NAME_WORDS + 1):
+        for start in range(len(words) - size + 1):
+            pack = pack_for_framework_name(" ".join(words[start:start + size]).strip(",.;:()"))
+            if pack is not None and pack.key in packs:
+                named.add(pack.key)
+    lowered = f" {' '.join(words).lower()} "
+    for key, pack in packs.items():
+        for name in (pack.name, key, *pack.aliases):
+            # "(?!:\d)": "ISO 27001" inside "ISO 27001:2013" is that edition's name, not this one.
+            if name and re.search(rf"(?<![\w/]){re.escape(name.lower())}(?!\w|:\d)", lowered):
+                named.add(key)
+    return [pack for key, pack in packs.items() if key in named]
 
 
 def canonical_ref(pack_key: str, ref_text: str) -> str | None:

@@ -5,27 +5,19 @@ requirement text is ever added (the standards' wording is not ours to ship).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from pipeline.frameworks import SHIPPED_FRAMEWORKS, Entry, Pack, canonical_ref, load_packs, pack_for_framework_name
-from pipeline.frameworks.refs import CSF_CODES
+from pipeline.citations import Found
+from pipeline.frameworks import SHIPPED_FRAMEWORKS, Entry, Pack, load_packs, named_frameworks, pack_for_framework_name
 from pipeline.schemas import Citation
+from pipeline.words import overlap, stems
 
-from .text import overlap, stems
+from .outcomes import CSF_OUTCOMES
 
-MAX_CITATIONS = 10
+MAX_CITATIONS = 12
 # Entry kinds too broad to cite for a document step, or without titles of their own.
 _UNCITABLE_KINDS = {"chapter", "recital", "series", "theme", "annex", "family", "function", "subcategory",
                     "enhancement", "domain", "objective"}
-_EXPLICIT = (
-    re.compile(r"\b(?:A\s?\.\s?|Annex\s+A\s*(?:control\s*)?)\d+\.\d+", re.IGNORECASE),
-    re.compile(r"(?:\bclause|\bcl\.|§)\s*\d+(?:\.\d+)*", re.IGNORECASE),
-    re.compile(r"\bArt(?:icle|\.)?\s*\d+(?:\s*\(\d+\))?", re.IGNORECASE),
-    re.compile(r"\b[A-Z]{2}-\d+(?:\s?\(\d+\))?"),
-    re.compile(rf"\b(?:{CSF_CODES})\.[A-Z]{{2}}(?:-\d+)?"),
-    re.compile(r"\b(?:CC|PI|P|C|A)\d\.\d+"),
-)
 
 
 @dataclass(frozen=True)
@@ -35,18 +27,7 @@ class Pick:
     pack: Pack
     entry: Entry
     ref: str
-
-
-def named_packs(text: str) -> list[Pack]:
-    """The shipped frameworks a text names, by their display names and aliases."""
-    lowered = text.lower()
-    packs = load_packs()
-    found = []
-    for key in SHIPPED_FRAMEWORKS:
-        names = [packs[key].name, *packs[key].aliases]
-        if any(re.search(r"(?<![\w/])" + re.escape(n.lower()) + r"(?![\w])", lowered) for n in names):
-            found.append(packs[key])
-    return found
+    title: str = ""  # for entries the catalogue gives no short title (CSF subcategories)
 
 
 def enabled_packs(enabled: tuple[str, ...], task: str) -> list[Pack]:
@@ -54,7 +35,7 @@ def enabled_packs(enabled: tuple[str, ...], task: str) -> list[Pack]:
     if enabled:
         packs = [pack_for_framework_name(name) for name in enabled]
     else:
-        packs = named_packs(task) or [load_packs()["iso27001-2022"]]
+        packs = [p for p in named_frameworks(task) if p.key in SHIPPED_FRAMEWORKS] or [load_packs()["iso27001-2022"]]
     unique: list[Pack] = []
     for pack in packs:
         if pack is not None and pack not in unique:
@@ -64,6 +45,8 @@ def enabled_packs(enabled: tuple[str, ...], task: str) -> list[Pack]:
 
 def _citable(pack: Pack, ref: str) -> Pick | None:
     entry = pack.lookup(ref)
+    if entry is not None and not entry.title and entry.ref in CSF_OUTCOMES:
+        return Pick(pack, entry, entry.ref, CSF_OUTCOMES[entry.ref][0])
     if entry is not None and not entry.title and entry.parent:  # CSF subcategories: cite the category
         entry, ref = pack.get(entry.parent), entry.parent
     if entry is None or entry.withdrawn or not entry.title:
@@ -72,19 +55,31 @@ def _citable(pack: Pack, ref: str) -> Pick | None:
     return Pick(pack, entry, ref if pack.key == "gdpr" else entry.ref)
 
 
-def explicit_picks(task: str, packs: list[Pack]) -> tuple[list[Pick], list[str]]:
-    """Refs the task names that an enabled pack holds; and the names it could not approve."""
+def explicit_picks(refs: tuple[Found, ...], packs: list[Pack]) -> tuple[list[Pick], list[Found]]:
+    """The references a task names (as the citation gate reads them) that an enabled pack holds;
+    and those it cannot approve."""
     picks: list[Pick] = []
-    refused: list[str] = []
-    spans = sorted({m.group(0): m.start() for p in _EXPLICIT for m in p.finditer(task)}.items(), key=lambda s: s[1])
-    for written, _ in spans:
-        pick = next((p for pack in packs if (canon := canonical_ref(pack.key, written))
-                     and (p := _citable(pack, canon))), None)
+    refused: list[Found] = []
+    for found in refs:
+        pack = next((p for p in packs if p.key == found.pack_key), None)
+        pick = _citable(pack, found.ref) if pack else None
         if pick is None:
-            refused.append(written.strip())
+            refused.append(found)
         elif pick not in picks:
             picks.append(pick)
     return picks, refused
+
+
+def expand(pick: Pick) -> list[Pick]:
+    """A category, family or function as the entries under it that can be cited one by one
+    (PR.AA -> PR.AA-01..06); any other entry as itself."""
+    children = [e for e in pick.pack.entries.values() if e.parent == pick.entry.ref and not e.withdrawn]
+    out = []
+    for child in children:
+        label = child.title or CSF_OUTCOMES.get(child.ref, ("",))[0]
+        if label:
+            out.append(Pick(pick.pack, child, child.ref, "" if child.title else label))
+    return out or [pick]
 
 
 def topic_picks(topics: list[str], packs: list[Pack], table: dict) -> list[Pick]:
@@ -117,13 +112,13 @@ def keyword_picks(task: str, packs: list[Pack], limit: int = 2) -> list[Pick]:
 
 def as_citations(picks: list[Pick]) -> list[Citation]:
     """Number the picks C1..Cn as the brief's approved set."""
-    return [Citation(id=f"C{i}", framework=p.pack.name, ref=p.ref, title=p.entry.title)
+    return [Citation(id=f"C{i}", framework=p.pack.name, ref=p.ref, title=p.title or p.entry.title)
             for i, p in enumerate(picks, 1)]
 
 
 def best_step_for(pick: Pick, step_titles: list[str]) -> int:
     """Index (0-based) of the step whose title is closest to the entry's title; the first on a tie."""
-    scores = [overlap(pick.entry.title, title) for title in step_titles]
+    scores = [overlap(pick.title or pick.entry.title, title) for title in step_titles]
     return scores.index(max(scores))
 
 

@@ -29,7 +29,7 @@ ASSET_REGISTER = DocType(
           "maintains it. Scope: {scope}.", ("inventory",),
           intro="This register records the information and other associated assets of {org} so that each "
                 "has an identified owner and appropriate protection. It covers {scope}.",
-          bullets=("Maintained by: the ISMS manager (name " + TBC + ")",
+          bullets=("Maintained by: {it_lead}",
                    "Audience: {audience}",
                    "Update trigger: any new, changed or retired asset")),
         S("Asset categories and ownership",
@@ -42,28 +42,34 @@ ASSET_REGISTER = DocType(
                  ("Hardware", "laptops, phones, network equipment", "IT lead"),
                  ("People and skills", "key roles and know-how", "line manager"),
                  ("Facilities", "offices, server rooms", "facilities lead"))),
+        S("Classification and handling",
+          "Define the classification levels used in the register and how each level is handled.", ("classification",),
+          intro="Each asset carries the classification of the most sensitive information it holds.",
+          table=(("Level", "Meaning", "Handling"),
+                 ("Restricted", "harm to individuals or the business if disclosed", "named access only, encrypted"),
+                 ("Confidential", "for staff who need it", "access on request, encrypted in transit"),
+                 ("Internal", "for all staff", "not shared outside the organisation"),
+                 ("Public", "approved for publication", "no restriction"))),
         S("Register template",
           "Provide the register as a Markdown table with columns for id, asset, category, owner, "
           "location, classification, status and last review.", ("inventory", "classification"),
-          intro="Record one asset per row. Rows below are illustrative placeholders to replace with "
-                "{org}'s actual assets.",
+          intro="One asset per row.",
           table=(("ID", "Asset", "Category", "Owner", "Location", "Classification", "Status", "Last review"),
                  ("AST-001", "Customer database", "Information", TBC, TBC, "Confidential", "In use", TBC),
                  ("AST-002", "Staff laptops", "Hardware", TBC, TBC, "Internal", "In use", TBC),
-                 ("AST-003", "Email and office suite", "Software and services", TBC, TBC, "Internal", "In use", TBC))),
+                 ("AST-003", "Email and office suite", "Software and services", TBC, TBC, "Internal", "In use", TBC)),
+          section="register:assets"),
         S("Maintenance and review",
           "Explain how the register is kept current: additions, changes, return of assets at departure, "
           "disposal, and a periodic review.", ("return_of_assets",),
           intro="The register is only useful while it is current.",
           bullets=("New assets are added before they are used for {org} business.",
-                   "Owners confirm their entries at each periodic review (frequency " + TBC + ").",
+                   "Owners confirm their entries at each periodic review, and {it_lead} checks the register is complete.",
                    "Assets held by leavers are returned and their rows updated on departure.",
                    "Disposed assets keep their row with status Retired and the disposal date.")),
         OPEN_POINTS,
     ),
-    needs=(("who owns the register", ("owner", "isms manager", "it lead")),
-           ("how assets are classified", ("classif", "confidential")),
-           ("the review frequency", ("quarterly", "annual", "yearly", "monthly", "review"))),
+    needs=("it_lead",),
 )
 
 ACCESS_CONTROL = DocType(
@@ -86,24 +92,24 @@ ACCESS_CONTROL = DocType(
                  ("Line manager", "requests and justifies access for their team"),
                  ("System owner", "approves access to their system and reviews it"),
                  ("IT administrator", "provisions and removes access as approved"),
-                 ("ISMS manager", "owns this policy and monitors compliance"))),
+                 ("Information security lead", "owns this policy and monitors compliance: {security_lead}"))),
         S("Granting, changing and removing access",
           "Describe the joiner, mover and leaver process and periodic access reviews.", ("access_rights",),
           bullets=("Joiners: access is provisioned from an approved request before the start date.",
                    "Movers: rights no longer needed are removed when the role changes.",
                    "Leavers: all access is removed on the last working day.",
-                   "Access reviews: system owners confirm every user's rights periodically "
-                   "(frequency " + TBC + ").")),
+                   "Access reviews: access is reviewed {access_review}.")),
         S("Authentication and privileged access",
           "Set the rules for passwords, multi-factor authentication and privileged accounts.",
           ("authentication", "privileged_access"),
           bullets=("Multi-factor authentication is required for remote and administrative access.",
                    "Passwords and other secrets are never shared and are stored in an approved manager.",
-                   "Privileged accounts are separate from everyday accounts and reviewed more often.")),
+                   "Privileged accounts are separate from everyday accounts and reviewed more often."),
+          section="practices"),
         OPEN_POINTS,
     ),
-    needs=(("the systems in scope", ("system", "application", "saas", "server")),
-           ("the access review frequency", ("quarterly", "annual", "review"))),
+    needs=("systems", "access_review"),
+    frameworks=("iso27001-2022", "nist-800-53r5", "nist-csf-2.0", "soc2-tsc-2017"),
 )
 
 ISMS_SCOPE = DocType(
@@ -118,21 +124,23 @@ ISMS_SCOPE = DocType(
           table=(("Interested party", "Relevant expectation"),
                  ("Customers", "confidentiality and availability of their data"),
                  ("Staff", "clear rules and secure tools"),
-                 ("Regulators", TBC),
+                 ("Regulators", "compliance with the data protection law that applies ({data_categories})"),
                  ("Suppliers", "agreed security requirements"))),
         S("Scope of the ISMS", "State the scope boundaries: organisational units, locations, processes, "
           "systems. Scope: {scope}.", ("isms_scope",),
           intro="The ISMS of {org} covers {scope}.",
-          bullets=("Organisational units: " + TBC, "Locations: " + TBC, "Key processes and systems: " + TBC)),
+          bullets=("Organisation: {profile}", "Locations: {locations}", "Key processes and systems: {systems}",
+                   "Certification target: {certification}")),
         S("Exclusions, interfaces and dependencies", "List what is outside the scope and the interfaces "
           "with parties outside it, with the justification.", ("isms_scope",),
           intro="Anything not named in the scope above is outside the ISMS. Exclusions and their "
                 "justification are " + TBC + ".",
           table=(("Interface or dependency", "Outside party", "How it is controlled"),
-                 ("Cloud hosting", TBC, "supplier agreement"), ("Payroll", TBC, TBC))),
+                 ("Hosted services", "{hosting}", "supplier agreement"), ("Payroll", "{payroll}", "data processing agreement"))),
         OPEN_POINTS,
     ),
-    needs=(("the locations in scope", ("office", "location", "site", "remote")),),
+    needs=("locations", "systems"),
+    frameworks=("iso27001-2022",),
 )
 
 INFOSEC_POLICY = DocType(
@@ -144,15 +152,17 @@ INFOSEC_POLICY = DocType(
         S("Purpose and commitment", "State the purpose of the policy and top management's commitment.",
           ("policy", "leadership"),
           intro="{org} protects the confidentiality, integrity and availability of the information it "
-                "holds. Top management commits to providing the resources and direction the ISMS needs."),
+                "holds. Top management commits to providing the resources and direction the ISMS needs.",
+          bullets=("Organisation: {profile}", "Locations covered: {locations}", "Certification target: {certification}")),
         S("Information security objectives", "Set the framework for objectives and how progress is measured.",
           ("objectives",),
           table=(("Objective", "Measure", "Owner", "Target date"),
-                 ("Reduce security incidents caused by human error", "incidents per quarter", TBC, TBC),
-                 ("Keep critical systems available", "availability percentage", TBC, TBC))),
+                 ("Reduce security incidents caused by human error", "incidents per quarter", "{security_lead}", TBC),
+                 ("Keep critical systems available", "availability percentage", "{it_lead}", TBC))),
         S("Roles and responsibilities", "Assign responsibility for information security.", ("roles",),
           bullets=("Top management: approves this policy and the resources for the ISMS.",
-                   "ISMS manager: maintains the ISMS and reports on its performance.",
+                   "Information security lead: {security_lead}, who maintains the ISMS and reports on its performance.",
+                   "Data protection: {dpo}.",
                    "All staff: follow this policy and report security events promptly.")),
         S("Compliance and review", "Say how compliance is checked and when the policy is reviewed.",
           ("documented_information",),
@@ -181,16 +191,18 @@ RISK_ASSESSMENT = DocType(
           table=(("ID", "Risk", "Asset", "Likelihood", "Impact", "Level", "Owner"),
                  ("R-01", "Phishing leads to account takeover", "email accounts", TBC, TBC, TBC, TBC),
                  ("R-02", "Loss or theft of a laptop", "staff laptops", TBC, TBC, TBC, TBC),
-                 ("R-03", "Outage of a key cloud service", "hosted services", TBC, TBC, TBC, TBC))),
+                 ("R-03", "Outage of a key cloud service", "hosted services", TBC, TBC, TBC, TBC)),
+          section="register:risks"),
         S("Risk treatment plan", "For each risk above the acceptance level, the chosen option, the "
           "controls, the owner and the date.", ("risk_treatment",),
           table=(("Risk", "Option", "Planned controls", "Owner", "Due"),
                  ("R-01", "reduce", "multi-factor authentication, awareness training", TBC, TBC),
                  ("R-02", "reduce", "disk encryption, remote wipe", TBC, TBC),
-                 ("R-03", "reduce or transfer", "backups, supplier commitments", TBC, TBC))),
+                 ("R-03", "reduce or transfer", "backups, supplier commitments", TBC, TBC)),
+          closing="The register and this plan are reviewed {risk_review}.", section="treatment"),
         OPEN_POINTS,
     ),
-    needs=(("the risk owners", ("owner", "ciso", "manager")),),
+    needs=("security_lead", "risk_review"),
 )
 
 SOA = DocType(
@@ -204,9 +216,10 @@ SOA = DocType(
                 "applied, why, and its implementation status."),
         S("Applicability table", "Provide the table: control, applicable, justification, status.",
           ("access_control", "inventory", "incident_planning"),
-          table=(("Control", "Applicable", "Justification", "Implementation status"),) ),
+          table=(("Control", "Applicable", "Justification", "Implementation status"),), section="requirements"),
         OPEN_POINTS,
     ),
+    frameworks=("iso27001-2022",),
 )
 
 ROPA = DocType(
@@ -219,24 +232,26 @@ ROPA = DocType(
           "state why the record is kept.", ("records_of_processing", "controller"),
           intro="{org} keeps this record of the processing activities under its responsibility for {scope}.",
           table=(("Item", "Entry"), ("Controller", "{org}"), ("Contact details", TBC),
-                 ("Data protection officer", TBC))),
+                 ("Data protection officer", "{dpo}"), ("Categories of personal data held", "{data_categories}"))),
         S("Processing activities", "Provide the record as a table: purpose, categories of data subjects and "
           "personal data, recipients, transfers, retention, security measures.",
           ("records_of_processing", "principles"),
           table=(("Processing activity", "Purpose", "Data subjects", "Personal data", "Recipients",
                   "Transfers outside the EEA", "Retention", "Security measures"),
-                 ("Payroll", "pay employees", "employees", "identity, bank details, salary", TBC, TBC, TBC, TBC),
+                 ("Payroll", "pay employees", "employees", "identity, bank details, salary", "{payroll}", TBC, TBC, TBC),
                  ("Recruitment", "select candidates", "applicants", "CV, contact details", TBC, TBC, TBC, TBC),
-                 ("Absence management", "manage leave", "employees", "absence records", TBC, TBC, TBC, TBC))),
+                 ("Absence management", "manage leave", "employees", "absence records", TBC, TBC, TBC, TBC)),
+          section="register:processing"),
         S("Processors and security measures", "Name the processors involved and summarise the technical "
           "and organisational security measures.", ("processors", "security_of_processing"),
-          bullets=("Each processor acts under a written agreement (list " + TBC + ").",
+          bullets=("Processors, each acting under a written agreement: {processors}.",
+                   "Retention periods the workspace records: {retention}.",
                    "Access to the records is limited to staff who need it.",
                    "Personal data is encrypted in transit and at rest where the systems allow.")),
         OPEN_POINTS,
     ),
-    needs=(("the retention periods", ("retention", "retain", "kept for")),
-           ("the processors used", ("processor", "provider", "vendor", "hosted"))),
+    needs=("dpo", "processors", "retention"),
+    frameworks=("gdpr",),
 )
 
 DPIA = DocType(
@@ -278,18 +293,20 @@ BREACH = DocType(
                    "A lost unencrypted laptop.", "Ransomware that encrypts customer records.")),
         S("Reporting and assessment", "Say how staff report a suspected breach and how it is assessed.",
           ("event_reporting", "incident_handling"),
-          bullets=("Report immediately to the breach response contact (" + TBC + ").",
+          bullets=("Report immediately to the breach response contact: {dpo}.",
                    "The team records the facts, contains the breach and assesses the risk to individuals.")),
         S("Notification", "Set the timeline and content of notifications to the authority and to "
           "individuals.", ("breach_notification",),
           table=(("When", "Who is notified", "By whom"),
-                 ("Within 72 hours of awareness, unless unlikely to result in a risk", "supervisory authority", TBC),
-                 ("Without undue delay, where the risk is high", "affected individuals", TBC))),
+                 ("Within 72 hours of awareness, unless unlikely to result in a risk", "supervisory authority", "{dpo}"),
+                 ("Without undue delay, where the risk is high", "affected individuals", "{dpo}"))),
         S("Breach log and lessons learned", "Keep a log of every breach and the lessons drawn.",
           ("incident_learning",),
           table=(("Date", "Description", "Data affected", "Risk level", "Notified", "Actions"),
                  (TBC, TBC, TBC, TBC, TBC, TBC))),
     ),
+    needs=("dpo",),
+    frameworks=("gdpr",),
 )
 
 INCIDENT = DocType(
@@ -301,7 +318,7 @@ INCIDENT = DocType(
         S("Purpose and preparation", "State the purpose and how {org} prepares for incidents.",
           ("incident_planning",),
           intro="This procedure sets how {org} detects, handles and learns from information security incidents.",
-          bullets=("Incident response team and deputies: " + TBC,
+          bullets=("Incident response team: led by {security_lead}, with {it_lead} as deputy.",
                    "Contact list kept current and available offline.")),
         S("Reporting and triage", "Explain how events are reported and assessed into incidents.",
           ("event_reporting", "incident_handling"),
@@ -319,6 +336,7 @@ INCIDENT = DocType(
           intro="After each significant incident the team holds a review within two weeks and records "
                 "the actions, owners and due dates."),
     ),
+    needs=("security_lead",),
 )
 
 AUDIT_PLAN = DocType(
@@ -330,14 +348,16 @@ AUDIT_PLAN = DocType(
         S("Objectives and scope of the audit programme", "State the audit objectives, scope and criteria.",
           ("internal_audit",),
           intro="The internal audit programme checks that the ISMS of {org} conforms to its own "
-                "requirements and is effectively implemented and maintained. Scope: {scope}."),
+                "requirements and is effectively implemented and maintained. Scope: {scope}.",
+          bullets=("Audit programme owner: {security_lead}", "Locations audited: {locations}")),
         S("Audit schedule", "Provide the schedule as a table: area, auditor, timing, criteria.",
           ("audit_programme",),
           table=(("Area", "Auditor", "Planned quarter", "Criteria"),
                  ("Access control", TBC, TBC, "access control policy"),
                  ("Asset management", TBC, TBC, "asset register"),
                  ("Incident management", TBC, TBC, "incident procedure"),
-                 ("Supplier management", TBC, TBC, "supplier security requirements"))),
+                 ("Supplier management", TBC, TBC, "supplier security requirements")),
+          section="requirements"),
         S("Auditor independence and reporting", "Explain auditor selection, independence and reporting "
           "of results.", ("internal_audit",),
           bullets=("Auditors do not audit their own work.",
@@ -347,6 +367,8 @@ AUDIT_PLAN = DocType(
           intro="Each nonconformity is recorded with its cause, a corrective action, an owner and a due "
                 "date, and its effectiveness is checked."),
     ),
+    needs=("security_lead",),
+    frameworks=("iso27001-2022", "nist-800-53r5", "soc2-tsc-2017"),
 )
 
 MANAGEMENT_REVIEW = DocType(
@@ -357,18 +379,21 @@ MANAGEMENT_REVIEW = DocType(
         S("Purpose and attendees", "State the purpose of the review and who attends.", ("management_review",),
           intro="Top management of {org} reviews the ISMS at planned intervals to ensure its continuing "
                 "suitability, adequacy and effectiveness.",
-          bullets=("Chair: " + TBC, "Attendees: " + TBC, "Date: " + TBC)),
+          bullets=("Held by: {committee}, {committee_cadence}", "Presented by: {security_lead}",
+                   "Date of this review: " + TBC)),
         S("Review inputs", "List the inputs the review considers, as an agenda.", ("review_inputs", "monitoring"),
           table=(("Agenda item", "Presented by", "Source"),
-                 ("Status of actions from previous reviews", TBC, "action log"),
+                 ("Status of actions from previous reviews", "{security_lead_name}", "action log"),
                  ("Changes in external and internal issues", TBC, TBC),
                  ("Performance: nonconformities, monitoring results, audit results", TBC, TBC),
                  ("Feedback from interested parties", TBC, TBC),
-                 ("Risk assessment results and treatment status", TBC, "risk register"))),
+                 ("Risk assessment results and treatment status", "{security_lead_name}", "risk register, reviewed {risk_review}"))),
         S("Decisions and actions", "Record decisions on improvement and changes, with owners.",
           ("review_results", "improvement"),
           table=(("Decision or action", "Owner", "Due"), (TBC, TBC, TBC))),
     ),
+    needs=("security_lead", "committee_cadence"),
+    frameworks=("iso27001-2022",),
 )
 
 SUPPLIER = DocType(
@@ -390,9 +415,16 @@ SUPPLIER = DocType(
                    "Return or deletion of data at the end of the contract.")),
         S("Monitoring and review of suppliers", "Explain ongoing monitoring and periodic review.",
           ("supplier_monitoring", "cloud_services"),
-          intro="Contract owners review critical suppliers at least annually and on significant change."),
+          intro="Contract owners review critical suppliers at least annually and on significant change. "
+                "{it_lead} keeps the supplier list current."),
+        S("Supplier register", "List the suppliers with their service, the data they receive, their tier and "
+          "the agreement in place.", ("supplier_relationships",),
+          table=(("Supplier", "Service", "Personal data", "Criticality", "Agreement"),
+                 (TBC, TBC, TBC, TBC, TBC)),
+          section="register:suppliers"),
         OPEN_POINTS,
     ),
+    needs=("processors",),
 )
 
 CONTINUITY = DocType(
@@ -411,7 +443,7 @@ CONTINUITY = DocType(
                    "Restores are tested periodically and the results recorded.")),
         S("Activation and communication", "Say who activates the plan and how people are informed.",
           ("continuity",),
-          intro="The plan is activated by the crisis lead (" + TBC + ") when a disruption threatens a "
+          intro="The plan is activated by {security_lead} when a disruption threatens a "
                 "critical activity beyond its recovery time objective."),
         S("Testing and maintenance", "Explain how the plan is exercised and kept current.", ("continuity",),
           intro="The plan is exercised at least annually and updated after each exercise or real event."),
@@ -425,18 +457,17 @@ EMAIL = DocType(
     "the recipients named in the task",
     (
         S("Subject line and greeting", "Give a clear subject line and a greeting suited to {audience}.",
-          intro="**Subject:** {subject}: what it means for you\n\n{greeting}"),
-        S("What is changing and why", "Explain in plain words what is changing and why it matters.",
+          intro="**Subject:** {subject_line}\n\n{greeting}"),
+        S("Purpose of this message", "Say in plain words why {audience} receive this message: {subject_lower}.",
           ("@subject",),
-          intro="{org} is introducing changes to its {subject_lower}. They help us protect the information our "
-                "customers and colleagues trust us with."),
-        S("What you need to do", "List the concrete actions and dates for the recipients.",
-          bullets=("Read the updated document (link " + TBC + ").",
-                   "Complete any required steps by the deadline (" + TBC + ").",
+          intro="This message from {org} is about {subject_lower}."),
+        S("Key facts", "Set out the facts the recipients need about the subject, from the workspace's records.",
+          section="facts"),
+        S("What happens next", "List the next steps, dates and any decision the recipients are asked for.",
+          bullets=("Next milestone: {certification}.",
                    "Ask your manager or the security contact if anything is unclear.")),
         S("Questions and sign-off", "Say where to ask questions and close with a sign-off.",
-          intro="If you have questions, contact the information security team (" + TBC + ").\n\n"
-                "Thank you,\n\nThe {org} information security team"),
+          intro="If you have questions, contact {contact}.\n\n{sign_off}\n\nThe {org} information security team"),
     ),
     has_subject=True, subject_topics=("communication",),
 )
@@ -465,6 +496,59 @@ TRAINING = DocType(
     has_subject=True, subject_topics=("awareness",),
 )
 
+MAPPING = DocType(
+    "mapping", "Requirements mapping",
+    {"map": 9, "mapping": 9, "crosswalk": 9, "map our": 9, "mapped to": 9, "cross reference": 8},
+    "the compliance lead and the auditors",
+    (
+        S("Purpose and approach", "Say what is mapped, to which requirements, and where the practices come from. "
+          "Scope: {scope}.", (),
+          intro="This table maps the practices of {org} to the requirements named below. Each practice "
+                "comes from the workspace's own documents and records; where none is recorded, the row says so."),
+        S("Mapping table", "Provide the mapping as a table: requirement, the practice in place, its source, "
+          "status and owner.", ("@subject",), section="requirements"),
+        S("Gaps and next steps", "List the requirements with no recorded practice and what to do next.", (),
+          section="gaps"),
+        OPEN_POINTS,
+    ),
+    has_subject=True, subject_topics=("access_control",),
+)
+
+GAP_ASSESSMENT = DocType(
+    "gap_assessment", "Gap assessment",
+    {"gap assessment": 10, "gap analysis": 10, "readiness assessment": 10, "readiness review": 9, "gaps": 6},
+    "the leadership team and the compliance lead",
+    (
+        S("Purpose and scope", "State the framework assessed against, the scope and the sources used. Scope: "
+          "{scope}.", (),
+          intro="This assessment compares the current practices of {profile} with the requirements named "
+                "below, from the workspace's own records."),
+        S("Assessment by area", "Provide a table: area, status, gap, owner and the related requirements.",
+          ("@subject",), section="readiness"),
+        S("Priorities and next steps", "List the gaps to close first, with owners.", (), section="gaps"),
+        OPEN_POINTS,
+    ),
+    has_subject=True, subject_topics=("risk_assessment", "monitoring_controls"),
+)
+
+INCIDENT_REPORT = DocType(
+    "incident_report", "Incident report",
+    {"incident report": 10, "post incident": 9, "post-incident": 9, "incident review": 9, "report on the incident": 9},
+    "management and the incident response team",
+    (
+        S("Summary of the incident", "Summarise what happened, when, and who handled it.", ("incident_handling",),
+          section="incident"),
+        S("Timeline", "Give the timeline of the incident as a table.", (),
+          table=(("Time", "Event"), (TBC, TBC)), section="register:timeline"),
+        S("Impact and response", "State the impact on data and services and the response taken.",
+          ("incident_learning",), section="impact"),
+        S("Lessons learned and actions", "List the lessons and the actions with owners.", (),
+          bullets=("Owner of the follow-up actions: {security_lead}.",
+                   "Review of the actions' effect: " + TBC + ".")),
+    ),
+    needs=("security_lead",),
+)
+
 GENERIC = DocType(
     "generic", "Compliance document", {}, "the readers named in the task",
     (
@@ -481,6 +565,6 @@ GENERIC = DocType(
 )
 
 #: In priority order: on a tie the earlier type wins.
-DOC_TYPES: tuple[DocType, ...] = (EMAIL, TRAINING, ROPA, DPIA, BREACH, SOA, ISMS_SCOPE, ASSET_REGISTER,
+DOC_TYPES: tuple[DocType, ...] = (EMAIL, MAPPING, GAP_ASSESSMENT, INCIDENT_REPORT, TRAINING, ROPA, DPIA, BREACH, SOA, ISMS_SCOPE, ASSET_REGISTER,
                                   ACCESS_CONTROL, RISK_ASSESSMENT, AUDIT_PLAN, MANAGEMENT_REVIEW,
                                   INCIDENT, SUPPLIER, CONTINUITY, INFOSEC_POLICY)

@@ -1,22 +1,26 @@
 """The offline executor: one step's Markdown from the brief, the step's template and the context.
 
 It cites exactly the brief citations the step's content spec names, in the brief's own wording,
-and quotes context text only when that text cannot be read as a framework citation.
+fills the template with the facts the context gives, and builds tables from the workspace's files.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pipeline.citations import check_draft
 from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
+from pipeline.task_check import frameworks_not_enabled
 
+from . import sections
 from .citing import format_citation
-from .doctypes import OPEN_POINTS, DOC_TYPES, GENERIC, TBC
-from .planner import placeholders
-from .reading import classify, org_name, relevant_quotes
-from .templates import DocType, StepTemplate
-from .text import looks_like_citation, overlap, sentences, squash
+from .doctypes import DOC_TYPES, GENERIC, OPEN_POINTS, TBC
+from .fields import Fill, fill
+from .planner import scope_of
+from .reading import Reading, read
+from .templates import StepTemplate
+from .text import looks_like_citation, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
 _TEMPLATES: dict[str, StepTemplate] = {}
@@ -35,71 +39,90 @@ def step_citations(brief: Brief, step: StepPlan) -> list[Citation]:
     return cited
 
 
-def memories_for_step(ctx: Context, brief: Brief, step: StepPlan) -> list[str]:
-    """The memories this step quotes: each memory once, in the step it shares most words with.
-
-    A memory that fits no step, but is about the organisation or the task, goes to step 1, so the
-    document always carries the facts it was given.
-    """
-    org = org_name(ctx)
-    steps = [s for s in brief.steps if _TEMPLATES.get(s.title.lower()) is not OPEN_POINTS] or brief.steps
-    chosen = []
-    for memory in ctx.memories:
-        if looks_like_citation(memory):
-            continue
-        scores = [overlap(memory, f"{s.title} {_spec_without_citations(s.content_spec)}") for s in steps]
-        if max(scores) > 0:
-            home = steps[scores.index(max(scores))].index
-        else:
-            home = steps[0].index if org in memory or overlap(memory, brief.task) else None
-        if home == step.index:
-            chosen.append(memory)
-    return chosen
-
-
-def _table(rows: list[tuple[str, ...]]) -> str:
-    def line(cells): return "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
-    return "\n".join([line(rows[0]), line(tuple("---" for _ in rows[0])), *map(line, rows[1:])])
-
-
 def _spec_without_citations(spec: str) -> str:
     kept = [s for s in sentences(spec.split(" Cite exactly:")[0]) if not looks_like_citation(s)]
     return " ".join(kept) or "the content set out in the plan"
 
 
-def _body(ctx: Context, brief: Brief, step: StepPlan, doc: DocType, fill) -> list[str]:
-    template = _TEMPLATES.get(step.title.lower())
+def requirement_citations(brief: Brief) -> list[Citation]:
+    """The citations of the steps that list requirements (a mapping table, an assessment by area)."""
+    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.lower()), "section", "") in ("requirements",
+                                                                                                  "readiness")]
+    return [c for s in steps for c in step_citations(brief, s)]
+
+
+def _notes(ctx: Context, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:
+    """What the first step must say openly: frameworks the task names that are not cited, and
+    references it names that no cited framework holds (written without the reference itself)."""
+    if step.index != 1:
+        return []
+    out = []
+    for pack in frameworks_not_enabled(ctx):
+        out.append(f"**Note:** the task names {pack.name}, which is not enabled in this workspace, so this document "
+                   f"does not cite it and maps nothing to it; it uses the enabled frameworks instead. A workspace "
+                   f"admin can enable {pack.name} to have it cited.")
+    if any("no cited framework's catalogue holds" in j for j in brief.judgments):
+        out.append("**Note:** a reference the task names is not in the cited frameworks' catalogues and is not "
+                   "covered here.")
+    return out
+
+
+def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepPlan, cited: list[Citation],
+             fields: Fill) -> list[str]:
+    kind, _, arg = template.section.partition(":")
+    if kind == "register":
+        return sections.register_blocks(reading, arg, template.table, fields)
+    if kind == "treatment":
+        return sections.treatment_blocks(reading, template.table, fields)
+    if kind == "requirements":
+        return sections.requirement_blocks(reading, cited, template.table, fields)
+    if kind == "readiness":
+        return sections.readiness_blocks(reading, cited, fields)
+    if kind == "gaps":
+        return sections.gap_blocks(reading, requirement_citations(brief), fields)
+    if kind == "facts":
+        return ["\n".join(f"- {line}" for line in sections.fact_lines(reading, fields))]
+    if kind in ("incident", "impact"):
+        return sections.incident_blocks(reading, fields, impact=kind == "impact")
+    if kind == "practices":
+        return sections.practice_blocks(reading, f"{reading.task.text} {step.title}")
+    return []
+
+
+def _template(reading: Reading, step: StepPlan) -> StepTemplate | None:
+    """The step's template: the document type's own first, as two types may share a step title."""
+    own = next((t for t in reading.task.doc.steps if t.title.lower() == step.title.lower()), None)
+    return own or _TEMPLATES.get(step.title.lower())
+
+
+def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:
+    template = _template(reading, step)
     cited = step_citations(brief, step)
-    blocks: list[str] = []
+    blocks: list[str] = _notes(ctx, brief, step, fields)
     if template is None:  # a brief from another planner: deliver its spec plainly
         blocks.append(f"This section covers: {_spec_without_citations(step.content_spec)}")
         blocks.append(f"Details the context does not state are {TBC}.")
     else:
         if template.intro:
-            blocks.append(template.intro.format_map(fill))
+            blocks.append(template.intro.format_map(fields))
         if template.bullets:
-            blocks.append("\n".join(f"- {b.format_map(fill)}" for b in template.bullets))
-        if template.table:
-            rows = [tuple(c.format_map(fill) for c in row) for row in template.table]
-            if len(rows) == 1:  # a header only: one row per cited reference (a statement of applicability)
-                rows += [(format_citation(c),) + (TBC,) * (len(rows[0]) - 1) for c in cited]
-            blocks.append(_table(rows))
+            blocks.append("\n".join(f"- {b.format_map(fields)}" for b in template.bullets))
+        if template.section:
+            blocks += _section(reading, template, brief, step, cited, fields)
+        elif template.table:
+            rows = [tuple(c.format_map(fields) for c in row) for row in template.table]
+            blocks.append(sections.table(rows))
     if template is OPEN_POINTS:
         open_points = [j for j in brief.judgments if TBC in j and not j.startswith("Facts come only")
                        and not looks_like_citation(j)]
-        open_points.append(f"Approval of this document by {fill['org']} management: {TBC}.")
+        open_points.append(f"Approval of this document by {fields['org']} management: {TBC}.")
         blocks.append("\n".join(f"- {p}" for p in open_points))
-    if doc.key != "stakeholder_email" and template is not OPEN_POINTS:
-        query = f"{step.title} {_spec_without_citations(step.content_spec)}"
-        facts = memories_for_step(ctx, brief, step)
-        if facts:
-            blocks.append("Facts from the workspace memories:\n" + "\n".join(f'- "{m}"' for m in facts))
-        for quote in relevant_quotes(ctx, query):
-            blocks.append(f'> "{quote.text}" (from {quote.source})')
-    if cited:
-        blocks.append("This section addresses " + "; ".join(format_citation(c) for c in cited) + ".")
+    written = "\n".join(blocks)
+    uncited = [c for c in cited if format_citation(c) not in written]
+    if uncited:
+        blocks.append("This section addresses " + "; ".join(format_citation(c) for c in uncited) + ".")
     if template is not None and template.closing:
-        blocks.append(template.closing.format_map(fill))
+        blocks.append(template.closing.format_map(fields))
     return blocks
 
 
@@ -126,9 +149,10 @@ def _gate_quotes(brief: Brief, draft: str) -> list[str]:
 
 def compose(ctx: Context, brief: Brief, step: StepPlan, *, issues: list[Issue] | None = None) -> str:
     """The step's Markdown draft. On a re-render, the spans the issues quote are left out."""
-    doc, subject = classify(ctx.task or brief.task)
-    fill = placeholders(ctx, doc, subject)
-    blocks = [f"## {step.title}", *_body(ctx, brief, step, doc, fill)]
+    ctx = ctx if ctx.task.strip() else replace(ctx, task=brief.task)
+    reading = read(ctx)
+    fields = fill(reading, scope_of(ctx, reading)[0])
+    blocks = [f"## {step.title}", *_body(ctx, reading, brief, step, fields)]
     if issues and any(i.type == "step_contract" for i in issues):
         blocks.insert(1, f"This section delivers: {_spec_without_citations(step.content_spec)}")
     draft = "\n\n".join(blocks)

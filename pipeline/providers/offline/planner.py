@@ -1,85 +1,169 @@
-"""The offline planner: a reasoning brief (SPEC 3) from the context, by rules rather than a model."""
+"""The offline planner: a reasoning brief from the context, by rules rather than a model.
+
+Its judgments state, in the engine's own words, what it read: the document asked for, the facts
+the workspace gives (names, sizes, places, periods: values, never copied sentences), where the
+task overrides them, which files feed which tables, and which frameworks are cited and why.
+"""
 from __future__ import annotations
 
-from pipeline.context import Context
-from pipeline.schemas import Brief, StepPlan
+import re
 
-from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, explicit_picks,
-                     format_citation, keyword_picks, named_packs, topic_picks)
+from pipeline.context import Context
+from pipeline.frameworks import Pack
+from pipeline.schemas import Brief, StepPlan
+from pipeline.task_check import frameworks_not_enabled
+
+from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, expand, explicit_picks,
+                     format_citation, keyword_picks, topic_picks)
 from .doctypes import TBC
-from .reading import audience_of, classify, context_text, org_name, scope_of, subject_of
+from .fields import Fill, fill, missing, values
+from .reading import Reading, read
 from .templates import DocType
 from .text import clip, looks_like_citation
-from .topics import TOPICS
+from .topics import TOPIC_WORDS, TOPICS
 
 # Cited when a document type's own topics give fewer than three citations in the enabled frameworks.
 _FALLBACK_TOPICS = ["security_of_processing", "policy", "roles", "documented_information"]
+_TASK_SCOPE = re.compile(r"\b(?:for|covering|across|within)\s+(our|the)\s+([^.,;:!?]{3,80})", re.IGNORECASE)
+_REQUIREMENT_SECTIONS = ("requirements", "readiness")
 
 
-_GREETINGS = {"the board": "Dear members of the board,", "customers": "Dear customer,", "suppliers": "Dear partners,",
-              "the auditors": "Dear auditors,"}
+def scope_of(ctx: Context, reading: Reading) -> tuple[str, str | None]:
+    """(scope phrase for the document, where it came from) or a to-be-confirmed phrase and None."""
+    match = _TASK_SCOPE.search(ctx.task)
+    if match and not looks_like_citation(match.group(2)) and not reading.task.headcount:
+        return "the " + match.group(2).strip(), "the task"
+    found = values(reading)
+    if "locations" in found and "systems" in found:
+        return f"the information systems of {reading.org} ({found['systems']}) at {found['locations']}", "the workspace"
+    return f"all information, systems and locations of {reading.org} (exact boundaries {TBC})", None
 
 
-class _Fill(dict):
-    """str.format_map that leaves unknown placeholders alone instead of failing."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def placeholders(ctx: Context, doc: DocType, subject: DocType | None) -> _Fill:
-    """The values the templates' {org}, {scope}, {audience} and {subject} stand for."""
-    subj = subject_of(ctx.task, doc, subject)
-    audience = audience_of(ctx.task, doc)
-    # Lower-case the first letter for use mid-sentence, unless it starts an acronym ("ISMS scope").
-    lowered = subj if subj[:2].isupper() else subj[0].lower() + subj[1:]
-    return _Fill(org=org_name(ctx), scope=scope_of(ctx)[0], audience=audience, subject=subj, subject_lower=lowered,
-                 greeting=_GREETINGS.get(audience, "Dear colleagues,"))
+def topics_in(text: str) -> list[str]:
+    """The topics whose words a text uses, in the topic table's order."""
+    lowered = text.lower()
+    return [topic for topic, words in TOPIC_WORDS.items() if any(re.search(rf"\b{re.escape(w)}", lowered) for w in words)]
 
 
-def step_topics(doc: DocType, subject: DocType | None) -> list[list[str]]:
+def cited_packs(ctx: Context, reading: Reading) -> list[Pack]:
+    """The frameworks to cite: those the task names (if enabled), else those its references belong
+    to, else the ones this kind of document belongs to among the enabled, else every enabled one."""
+    enabled = enabled_packs(ctx.enabled_frameworks, ctx.task)
+    named = [p for p in reading.task.frameworks if p in enabled]
+    if named:
+        return named
+    by_refs = [p for p in enabled if any(f.pack_key == p.key for f in reading.task.refs)]
+    if by_refs:
+        return by_refs
+    doc = reading.task.subject_doc or reading.task.doc
+    return [p for p in enabled if p.key in doc.frameworks] or enabled
+
+
+def step_topics(doc: DocType, subject: DocType | None, task_topics: list[str]) -> list[list[str]]:
     """Each step's topics, with "@subject" replaced by the subject's headline topics."""
-    headline = list(subject.steps[0].topics) if subject else list(doc.subject_topics)
+    headline = list(subject.steps[0].topics) if subject else (task_topics or list(doc.subject_topics))
     return [[t for topic in step.topics for t in (headline if topic == "@subject" else [topic])]
             for step in doc.steps]
 
 
-def _judgments(ctx: Context, doc: DocType, subject: DocType | None, fill: _Fill, packs, refused) -> list[str]:
-    out = [f"Document type: {doc.name}" + (f", about: {fill['subject']}." if doc.has_subject else ".")]
-    named_in_memory = fill["org"] not in (ctx.workspace_name.strip(), "the organisation")
-    out.append(f"Organisation: {fill['org']}" + (" (named in the workspace memories)." if named_in_memory else
-               " (workspace name)." if ctx.workspace_name.strip() else f" (name {TBC})."))
-    out += [f'Workspace memory: "{clip(m, 200)}"' for m in ctx.memories[:6] if not looks_like_citation(m)]
-    scope, source = scope_of(ctx)
+def requirement_picks(reading: Reading, explicit: list[Pick], packs: list[Pack], task_topics: list[str]) -> list[Pick]:
+    """The rows of a mapping, statement of applicability or gap assessment."""
+    doc = reading.task.doc
+    if doc.key == "gap_assessment" and reading.register("readiness"):
+        areas = " ".join(row[0] for row in reading.register("readiness").rows)
+        return topic_picks(topics_in(areas), packs, TOPICS)
+    if explicit:
+        return [p for pick in explicit for p in (expand(pick) if doc.key in ("mapping", "gap_assessment") else [pick])]
+    return topic_picks(task_topics or list(doc.subject_topics), packs, TOPICS)
+
+
+def _lower_first(phrase: str) -> str:
+    """"Each department head" reads mid-sentence as "each department head"; names keep their capitals."""
+    return phrase[0].lower() + phrase[1:] if phrase.split()[0] in ("The", "Each", "All", "Every") else phrase
+
+
+def _fact_judgments(reading: Reading) -> list[str]:
+    facts, found, out = reading.facts, values(reading), []
+    for what, task_value, workspace_value in reading.overrides:
+        out.append(f"Organisation {what}: {task_value}, as the task states; the workspace memories give "
+                   f"{workspace_value}. The task is more specific to this document, so its {what} is used.")
+    if reading.headcount and not any(w == "size" for w, *_ in reading.overrides):
+        out.append(f"Organisation size: {reading.headcount} people.")
+    if reading.description or reading.sector:
+        out.append(f"Organisation profile: {reading.description or reading.sector}"
+                   + (f" (sector: {reading.sector})." if reading.sector and reading.description else "."))
+    if facts.people:
+        out.append("People named: " + "; ".join(f"{p.title}: {p.name}" for p in facts.people.values()) + ".")
+    for key, label in (("locations", "Locations"), ("systems", "Systems and services"), ("processors", "Processors"),
+                       ("certification", "Certification targets"), ("retention", "Retention periods"),
+                       ("data_categories", "Categories of personal data")):
+        if key in found:
+            out.append(f"{label}: {found[key]}.")
+    for timed in facts.cadences[:4]:
+        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", by {_lower_first(timed.who)}." if timed.who else "."))
+    return out
+
+
+def _judgments(ctx: Context, reading: Reading, fields: Fill, packs: list[Pack], refused: list[str],
+               files: list[str]) -> list[str]:
+    task = reading.task
+    doc = task.doc
+    form = "letter" if task.is_letter else "email" if doc.key == "stakeholder_email" else "document"
+    out = [f"Document type: {doc.name}" + (f", about: {fields['subject']}." if doc.has_subject else ".")
+           + f" Form: {form} for {fields['audience']}."]
+    out.append(f"Organisation: {reading.org}" + (f" (from {reading.org_source})." if reading.org_source
+                                                 else f" (name {TBC})."))
+    out += _fact_judgments(reading)
+    scope, source = scope_of(ctx, reading)
     out.append(f"Scope: {scope}" + (f" (from {source})." if source else "."))
-    out.append(f"Audience: {fill['audience']}.")
+    out += files
     out.append("Frameworks cited: " + ", ".join(p.name for p in packs)
-               + (" (enabled in the workspace)." if ctx.enabled_frameworks else " (named in the task or default)."))
-    for pack in named_packs(ctx.task):
-        if pack not in packs:
-            out.append(f"The task mentions {pack.name}, which this workspace has not enabled: it is not cited.")
+               + (" (named in the task)." if any(p in task.frameworks for p in packs) else
+                  " (enabled in the workspace)." if ctx.enabled_frameworks else " (named in the task or default)."))
+    for pack in frameworks_not_enabled(ctx):
+        out.append(f"The task names {pack.name}, which this workspace has not enabled: it is not cited, and the "
+                   "document says so.")
     for written in refused:
-        out.append(f"The task names {written}, which no enabled framework's catalogue holds: it is not cited.")
-    docs = [d.name for d in ctx.uploads + ctx.files if not looks_like_citation(d.name)]
-    if docs:
-        out.append("Sources in the context: " + ", ".join(docs[:8]) + ".")
-    known = context_text(ctx)
-    for label, cues in doc.needs:
-        if not any(cue in known for cue in cues):
-            out.append(f"The context does not state {label}: {TBC}.")
-    out.append(f"Facts come only from the context; anything it does not state is marked {TBC}.")
+        out.append(f"The task names {written}, which no cited framework's catalogue holds: it is not covered, "
+                   "and the document says so.")
+    for need in missing(reading, doc.needs):
+        out.append(f"The context does not state {need}: {TBC}.")
+    out.append(f"Facts come only from the task and the workspace; the task's own facts outrank the workspace's; "
+               f"anything no source states is marked {TBC}.")
+    return out
+
+
+def _file_judgments(reading: Reading) -> list[str]:
+    out = []
+    for step in reading.task.doc.steps:
+        kind = step.section.split(":", 1)[1] if step.section.startswith("register:") else ""
+        register = reading.register(kind) if kind else None
+        if register:
+            out.append(f"{step.title}: rows from {', '.join(register.sources)} ({register.total} rows), "
+                       f"columns {', '.join(register.columns)}.")
+    if reading.task.doc.key == "gap_assessment" and reading.register("readiness"):
+        register = reading.register("readiness")
+        out.append(f"Assessment areas: from {', '.join(register.sources)} ({register.total} areas).")
     return out
 
 
 def plan(ctx: Context) -> Brief:
     """The brief for `ctx`: document type, judgments, approved citations and the step plan."""
-    doc, subject = classify(ctx.task)
-    fill = placeholders(ctx, doc, subject)
-    packs = enabled_packs(ctx.enabled_frameworks, ctx.task)
-    topics = step_topics(doc, subject)
-    explicit, refused = explicit_picks(ctx.task, packs)
+    reading = read(ctx)
+    doc, subject = reading.task.doc, reading.task.subject_doc
+    scope, _ = scope_of(ctx, reading)
+    fields = fill(reading, scope)
+    packs = cited_packs(ctx, reading)
+    task_topics = topics_in(ctx.task) if doc.key in ("mapping", "gap_assessment", "generic") else []
+    if task_topics and subject is not None:  # "map our access control practices": the whole subject's topics
+        task_topics += [t for step in subject.steps for t in step.topics if t not in task_topics]
+    topics = step_topics(doc, subject, task_topics)
+    explicit, unapproved = explicit_picks(reading.task.refs, packs)
+    off = {p.key for p in frameworks_not_enabled(ctx)}  # their references are the not-enabled note's to explain
+    refused = [found.surface.strip() for found in unapproved if found.pack_key not in off]
+    required = requirement_picks(reading, explicit, packs, task_topics)
     picks: list[Pick] = []
-    for pick in explicit + topic_picks([t for ts in topics for t in ts], packs, TOPICS):
+    for pick in required + explicit + topic_picks([t for ts in topics for t in ts], packs, TOPICS):
         if pick not in picks:
             picks.append(pick)
     if len(picks) < 6:  # title overlap is a weaker signal than the curated map: only to fill a thin set
@@ -91,6 +175,9 @@ def plan(ctx: Context) -> Brief:
 
     per_step = [[n for n, p in enumerate(picks) if p in step_picks]
                 for step_picks in (topic_picks(ts, packs, TOPICS) for ts in topics)]
+    home = next((i for i, s in enumerate(doc.steps) if s.section in _REQUIREMENT_SECTIONS), None)
+    if home is not None:
+        per_step[home] += [n for n, p in enumerate(picks) if p in required or p in explicit]
     placed = {n for ids in per_step for n in ids}
     citing_steps = [i for i, ts in enumerate(topics) if ts] or list(range(len(topics)))
     for n, pick in enumerate(picks):
@@ -98,9 +185,13 @@ def plan(ctx: Context) -> Brief:
             target = citing_steps[best_step_for(pick, [doc.steps[i].title for i in citing_steps])]
             per_step[target].append(n)
 
+    notes = [f"Say that {p.name} is not enabled in this workspace and is not cited." for p in frameworks_not_enabled(ctx)]
+    notes += ["Say that a reference the task names is not in the cited frameworks and is not covered."] if refused else []
     steps = []
     for i, template in enumerate(doc.steps):
-        spec = template.spec.format_map(fill)
+        spec = template.spec.format_map(fields)
+        if i == 0 and notes:
+            spec += " " + " ".join(notes)
         ids = sorted(set(per_step[i]))
         if ids:
             named = "; ".join(f"{citations[n].id} = {format_citation(citations[n])}" for n in ids)
@@ -108,5 +199,5 @@ def plan(ctx: Context) -> Brief:
         else:
             spec += " No framework citation is needed in this step."
         steps.append(StepPlan(index=i + 1, title=template.title, content_spec=spec))
-    return Brief(task=ctx.task.strip() or doc.name, judgments=_judgments(ctx, doc, subject, fill, packs, refused),
-                 citations=citations, steps=steps)
+    judgments = _judgments(ctx, reading, fields, packs, refused, _file_judgments(reading))
+    return Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations, steps=steps)

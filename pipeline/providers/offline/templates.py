@@ -10,7 +10,10 @@ class StepTemplate:
 
     `topics` name entries of topics.TOPICS whose approved refs this step must cite; "@subject"
     means the topics of the document's subject (e.g. the policy an announcement email is about).
-    Text fields may use {org}, {scope}, {audience} and {subject}.
+    Text fields may use the placeholders of fields.py ({org}, {scope}, {dpo}, {security_lead}...).
+    `section` names a part built from the workspace (sections.py): "register:<kind>" fills the
+    table with the rows of a matching file, "requirements", "facts", "practices", "incident" and
+    "timeline" are written from the requirements, facts and documents the context gives.
     """
 
     title: str
@@ -20,6 +23,7 @@ class StepTemplate:
     bullets: tuple[str, ...] = ()
     table: tuple[tuple[str, ...], ...] = ()  # header row first, then template rows
     closing: str = ""
+    section: str = ""
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,12 @@ class DocType:
     keywords: dict[str, int]
     audience: str
     steps: tuple[StepTemplate, ...]
-    #: (what the document needs to know, words that show the context says it); unmet -> "to be confirmed".
-    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Facts the document needs (fields.py names); those no source gives become open points.
+    needs: tuple[str, ...] = ()
     #: True when the document is about another subject (an email about a policy): the planner
     #: then also classifies the subject and cites its topics.
     has_subject: bool = False
     subject_topics: tuple[str, ...] = field(default=())
+    #: The frameworks (pack keys) this kind of document belongs to, when the task names none;
+    #: empty: every enabled framework.
+    frameworks: tuple[str, ...] = ()

@@ -1,17 +1,10 @@
-"""Small text helpers: words, sentences, and spotting anything that looks like a framework citation."""
+"""Small text helpers: sentences, and spotting anything that looks like a framework citation."""
 from __future__ import annotations
 
 import re
 
 from pipeline.frameworks.refs import CSF_CODES
 
-STOPWORDS = frozenset("""
-a an and are as at be by can do does for from has have in into is it its of on or our their the this
-to we with our us you your draft write prepare create produce make please need needs new document
-documents about that these those will shall should must all any each per via using use based also
-""".split())
-
-_WORD = re.compile(r"[a-z][a-z0-9\-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 # Anything a citation checker could read as a framework reference. User-supplied text (memories,
@@ -28,21 +21,6 @@ _CITATION_LIKE = re.compile(
 _FRAMEWORK_NUMBERS = re.compile(r"27001(?::20\d\d)?|27002(?::20\d\d)?|800-53|Rev\.\s*5|2016/679|CSF\s*2\.0|20\d\d")
 _ANCHOR = re.compile(r"\b(?:ISO|IEC|NIST|GDPR|SOC|CSF|Regulation|TSC)\b", re.IGNORECASE)
 _DOTTED = re.compile(r"\b\d+\.\d+")
-
-
-def words(text: str) -> list[str]:
-    """Lower-case content words of `text`, stopwords removed, in order."""
-    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2]
-
-
-def stems(text: str) -> set[str]:
-    """Crude stems (first 5 letters) so "assets" meets "asset" and "processing" meets "process"."""
-    return {w[:5] for w in words(text)}
-
-
-def overlap(a: str, b: str) -> int:
-    """How many content-word stems two texts share."""
-    return len(stems(a) & stems(b))
 
 
 _BLOCK_START = re.compile(r"^\s*(?:#{1,6}\s|[-*+>|]\s?|\d+[.)]\s)")

@@ -62,4 +62,28 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "competence": {ISO: ("7.2",)},
     "communication": {ISO: ("7.4",), SOC2: ("CC2.2",)},
     "documented_information": {ISO: ("7.5",)},
+    "change_management": {ISO: ("A.8.32",), NIST: ("CM-3",), SOC2: ("CC8.1",)},
+    "monitoring_controls": {ISO: ("A.8.16",), NIST: ("SI-4",), CSF: ("DE.CM",), SOC2: ("CC7.2",)},
+    "physical_access": {ISO: ("A.7.2",), NIST: ("PE-3",), SOC2: ("CC6.4",)},
 }
+
+#: Words that show a sentence, a table row or a task is about a topic, for matching the workspace's
+#: practices and areas to the requirements that govern them.
+TOPIC_WORDS: dict[str, tuple[str, ...]] = {
+    "inventory": ("asset", "inventory", "register", "hardware", "laptop"),
+    "classification": ("classification", "confidential", "label", "sensitivity"),
+    "access_control": ("access", "account", "least privilege", "need-to-know", "logical access"),
+    "access_rights": ("access review", "reviewed", "leaver", "joiner", "mover", "removed", "elevation"),
+    "authentication": ("authentication", "mfa", "multi-factor", "password", "okta", "credential", "sso"),
+    "privileged_access": ("privileged", "administrator", "admin"),
+    "physical_access": ("physical", "badge", "visitor", "office", "reception", "premises"),
+    "risk_assessment": ("risk", "threat", "likelihood", "impact"),
+    "supplier_relationships": ("supplier", "vendor", "third party", "processor", "dpa"),
+    "incident_handling": ("incident", "phishing", "breach", "respond", "response", "revoked"),
+    "backup": ("backup", "restore", "recovery"),
+    "awareness": ("training", "awareness", "phishing simulation"),
+    "change_management": ("change", "hotfix", "deploy", "release", "approval"),
+    "monitoring_controls": ("monitoring", "alert", "logging", "runbook", "detection"),
+    "policy": ("policy", "policies", "standard"),
+}
+

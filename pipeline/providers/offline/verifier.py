@@ -9,7 +9,7 @@ import json
 
 from pipeline.schemas import Brief
 
-from .text import stems
+from pipeline.words import stems
 
 
 def verdict(brief: Brief, step_index: int, draft: str) -> dict:
