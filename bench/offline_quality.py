@@ -35,7 +35,7 @@ from pipeline.topology import ROLES, parse_shorthand  # noqa: E402
 FIXTURES = ROOT / "tests" / "fixtures" / "offline"
 TBC = "to be confirmed"
 #: Events whose `warnings` are run warnings (the brief check, and the task check once it is wired in).
-WARNING_EVENTS = {ev.BRIEF_CHECKED, "task_checked"}
+WARNING_EVENTS = {ev.BRIEF_CHECKED, ev.TASK_CHECKED}
 
 
 def _assigned(path: Path, name: str):
@@ -76,15 +76,6 @@ def context_for(workspace: dict, task: str) -> Context:
                    workspace_name=workspace["name"])
 
 
-def task_warnings(ctx: Context) -> list[str]:
-    """The generic task check's warnings, where this version of the pipeline has it."""
-    try:
-        from pipeline.task_check import task_framework_warnings
-    except ImportError:
-        return []
-    return task_framework_warnings(ctx)
-
-
 async def run(ctx: Context) -> dict:
     """One run through the orchestrator with the offline engine in every role."""
     provider = OfflineProvider()
@@ -92,8 +83,6 @@ async def run(ctx: Context) -> dict:
     events = [event async for event in orchestrator.events()]
     released = [e.data for e in events if e.type == ev.STEP_RELEASED]
     warnings = [w for e in events if e.type in WARNING_EVENTS for w in e.data.get("warnings", [])]
-    if not any(e.type == "task_checked" for e in events):
-        warnings += task_warnings(ctx)
     return {"brief": orchestrator.brief, "document": "\n\n".join(r["content"] for r in released),
             "steps": len(released), "final": events[-1].type, "warnings": warnings}
 

@@ -52,6 +52,14 @@ class PlannerRejected(Payload):
     raw: str | None = None
 
 
+@_event("task_checked")
+class TaskChecked(Payload):
+    """Run-level warnings about the task itself (e.g. a framework it names that the workspace has
+    not enabled), found before any model is asked."""
+
+    warnings: list[str]
+
+
 @_event("brief_ready")
 class BriefReady(Payload):
     brief: dict
@@ -183,6 +191,7 @@ class RunCancelled(Payload):
 
 # The type names other code compares with.
 RUN_STARTED, BRIEF_READY, BRIEF_CHECKED = RunStarted.TYPE, BriefReady.TYPE, BriefChecked.TYPE
+TASK_CHECKED = TaskChecked.TYPE
 PLANNER_STARTED, PLANNER_REJECTED = PlannerStarted.TYPE, PlannerRejected.TYPE
 STEP_RENDERING, ATTEMPT_DRAFTED, STEP_VERIFYING = StepRendering.TYPE, AttemptDrafted.TYPE, StepVerifying.TYPE
 VERDICT_RECORDED, STEP_RERENDERING = VerdictRecorded.TYPE, StepRerendering.TYPE

@@ -23,6 +23,7 @@ from pipeline.providers.base import Completion, CompletionRequest, Provider, Pro
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request)
 from pipeline.schemas import Brief, Issue
+from pipeline.task_check import task_framework_warnings
 from pipeline.topology import Topology
 
 log = logging.getLogger("beyond.pipeline")
@@ -110,6 +111,9 @@ class Orchestrator:
         try:
             self._emit(ev.RunStarted(topology=self.topology.as_json(),
                                      offline=any(getattr(p, "offline", False) for p in self.providers.values())))
+            task_warnings = task_framework_warnings(self.ctx)
+            if task_warnings:
+                self._emit(ev.TaskChecked(warnings=task_warnings))
             self.brief = await self._plan()
             if self.brief is None:
                 return

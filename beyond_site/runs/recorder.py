@@ -111,6 +111,9 @@ class EventRecorder:
     def _on_brief_checked(self, p: ev.BriefChecked, row: RunEvent) -> None:
         self._add_warnings(*p.warnings)
 
+    def _on_task_checked(self, p: ev.TaskChecked, row: RunEvent) -> None:
+        self._add_warnings(*p.warnings)
+
     def _on_summary_failed(self, p: ev.SummaryFailed, row: RunEvent) -> None:
         self._add_warnings(p.warning)
 

@@ -1,12 +1,10 @@
 """The offline summarizer: a short, factual recap of a finished run, labelled as offline output."""
 from __future__ import annotations
 
+from pipeline import badges as badge_words
 from pipeline.schemas import Brief
 
 from .doctypes import TBC
-
-_BADGE_WORDS = {"passed": "passed", "passed_after_rerender": "passed after a re-render", "warning": "with a warning"}
-
 
 def recap(brief: Brief, released: list[dict]) -> str:
     """3-6 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
@@ -14,9 +12,9 @@ def recap(brief: Brief, released: list[dict]) -> str:
     counts: dict[str, int] = {}
     for step in released:
         counts[step["badge"]] = counts.get(step["badge"], 0) + 1
-    badges = ", ".join(f"{n} {_BADGE_WORDS.get(b, b)}" for b, n in counts.items())
+    badges = ", ".join(f"{n} {badge_words.phrase(b)}" for b, n in counts.items())
     lines.append(f"- {len(released)} of {len(brief.steps)} steps released ({badges or 'none'}).")
-    review = [f"step {s['index']} ({s['title']})" for s in released if s["badge"] == "warning"]
+    review = [f"step {s['index']} ({s['title']})" for s in released if s["badge"] == badge_words.WARNING]
     if review:
         lines.append("- Needs human review: " + "; ".join(review)
                      + " (released with a warning after two inspections).")
