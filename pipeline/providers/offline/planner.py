@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pipeline.context import Context
-from pipeline.schemas import Brief, StepPlan
+from pipeline.schemas import Brief, EvidenceRef, StepPlan
 
 from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, explicit_picks,
                      format_citation, keyword_picks, named_packs, topic_picks)
@@ -108,5 +108,8 @@ def plan(ctx: Context) -> Brief:
         else:
             spec += " No framework citation is needed in this step."
         steps.append(StepPlan(index=i + 1, title=template.title, content_spec=spec))
+    # Every page the research could read is approved: the engine cannot judge a page's worth,
+    # and the integrity gate still holds each URL and price to the approved pages' text.
+    evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None
     return Brief(task=ctx.task.strip() or doc.name, judgments=_judgments(ctx, doc, subject, fill, packs, refused),
-                 citations=citations, steps=steps)
+                 citations=citations, steps=steps, evidence=evidence)
