@@ -48,7 +48,8 @@ def _alternation(items) -> str:
 
 
 _CODE = rf"(?<![A-Za-z])(?:{'|'.join(_CODES)})(?![A-Za-z])"
-_SYMBOL = rf"(?<![A-Za-z])(?:{_alternation(k for k in _MARKS if k[0].isalpha())})|{_alternation(k for k in _MARKS if not k[0].isalpha())}"
+_LETTERED = _alternation(k for k in _MARKS if k[0].isalpha())      # "US$", "Fr.": not inside a word
+_SYMBOL = rf"(?<![A-Za-z])(?:{_LETTERED})|{_alternation(k for k in _MARKS if not k[0].isalpha())}"
 _WORD = rf"(?i:{_alternation(_WORDS)})(?![\w])"
 _PREFIX = rf"(?P<TAG>{_CODE}|{_SYMBOL})"
 _SUFFIX = rf"(?P<TAG>{_SYMBOL}|{_CODE}|{_WORD})"
@@ -149,7 +150,9 @@ def find_prices(text: str) -> list[Price]:
         g = m.groupdict()
         span, surface = m.span(), m.group(0)
         if g["pre"] is not None:
-            first = _canonical(g["prepost"]) if g["prepost"] and _canonical(g["pre"]) in FAMILIES else _canonical(g["pre"])
+            first = _canonical(g["pre"])
+            if g["prepost"] and first in FAMILIES:      # "$49 CAD": the code says which dollar
+                first = _canonical(g["prepost"])
             second = _canonical(g["pre2"]) if g["pre2"] else first
             ends = [(first, g["a1"], g["a1m"] or g["a1mw"])]
             if g["a2"]:

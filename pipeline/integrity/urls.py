@@ -28,7 +28,9 @@ TRACKING_PARAMS = frozenset({
 TRACKING_PREFIXES = ("utm_", "mc_", "pk_", "mtm_", "matomo_", "hsa_")
 
 _TRAIL = ".,;:!?'\"*_~>»”’"
-_MD_LINK = re.compile(r"\]\(\s*(?:<([^<>\n]+)>|([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*))(?:\s+[\"'(][^\n]*?[\"')])?\s*\)")
+# "](url)", "](<url>)", "](url "title")"; one level of balanced brackets inside the URL.
+_MD_LINK = re.compile(r"\]\(\s*(?:<([^<>\n]+)>|([^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*))"
+                      r"(?:\s+[\"'(][^\n]*?[\"')])?\s*\)")
 _AUTOLINK = re.compile(r"<((?:https?://|www\.)[^<>\s]+)>", re.I)
 _BARE = re.compile(r"(?<![\w@/.-])(?:https?://|www\.)[^\s<>\[\]{}|\\^`\"]+", re.I)
 _UNRESERVED = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from .policy import AddressPolicy, AllowListError, parse_address, parse_allow_hosts, refusal_reason
 from .transport import (AddressRefused, GuardedBackend, GuardedTransport, Resolver, guarded_client,
-                        guarded_transport, system_resolver)
+                        guarded_transport, system_resolver, url_refusal)
 
 __all__ = ["AddressPolicy", "AddressRefused", "AllowListError", "GuardedBackend", "GuardedTransport", "Resolver",
            "guarded_client", "guarded_transport", "parse_address", "parse_allow_hosts", "refusal_reason",
-           "system_resolver"]
+           "system_resolver", "url_refusal"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -141,6 +142,22 @@ class AddressPolicy:
     @classmethod
     def from_setting(cls, value: str | Iterable[str] | None) -> AddressPolicy:
         return cls(parse_allow_hosts(value))
+
+    @classmethod
+    def from_base_urls(cls, value: str | Iterable[str] | None) -> AddressPolicy:
+        """From base URLs ("http://127.0.0.1:8111/v1, https://llm.internal"): each one's host and
+        port (80 or 443 when the URL names none)."""
+        urls = (value.split(",") if isinstance(value, str) else list(value or []))
+        entries = []
+        for url in (u.strip() for u in urls):
+            parts = urlsplit(url)
+            if not url or parts.scheme not in ("http", "https") or not parts.hostname:
+                if url:
+                    raise AllowListError(f"{url!r} is not an http(s) base URL")
+                continue
+            host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            entries.append(f"{host}:{parts.port or (443 if parts.scheme == 'https' else 80)}")
+        return cls(parse_allow_hosts(entries))
 
     def host_allowed(self, host: str, port: int) -> bool:
         return (_host_key(host), port) in self.allow

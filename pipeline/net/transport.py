@@ -110,8 +110,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
 class GuardedTransport(httpx.AsyncHTTPTransport):
     """`httpx.AsyncHTTPTransport` whose every connection goes through a `GuardedBackend`.
 
-    No proxy: a proxy would make the connection for us, out of reach of the check. Give the
-    client `trust_env=False` too, or httpx mounts proxies from the environment in front of it."""
+    No proxy: a proxy would make the connection for us, out of reach of the check. (httpx mounts
+    no proxy from the environment in front of a transport given explicitly.)"""
 
     def __init__(self, backend: GuardedBackend, *, verify: typing.Any = True, http2: bool = False,
                  limits: httpx.Limits = httpx.Limits(max_connections=20, max_keepalive_connections=10)):
@@ -145,6 +145,32 @@ def guarded_transport(allow_hosts: AllowHosts = None, *, resolver: Resolver = sy
 def guarded_client(allow_hosts: AllowHosts = None, *, resolver: Resolver = system_resolver,
                    inner: httpcore.AsyncNetworkBackend | None = None, follow_redirects: bool = False,
                    **client_options: typing.Any) -> httpx.AsyncClient:
-    """An `httpx.AsyncClient` over `guarded_transport`, with proxies from the environment off."""
+    """An `httpx.AsyncClient` over `guarded_transport`."""
     return httpx.AsyncClient(transport=guarded_transport(allow_hosts, resolver=resolver, inner=inner),
                              trust_env=False, follow_redirects=follow_redirects, **client_options)
+
+
+def url_refusal(url: str, allow_hosts: AllowHosts = None) -> str | None:
+    """Why a connection to `url` would be refused now, or None; for a settings form to say so when
+    an address is entered. Resolves with the system resolver, blocking: the transport still checks
+    again at every connection, which is the check that counts."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return f"not a URL ({exc})"
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return "not an http(s) URL"
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    policy = _policy(allow_hosts)
+    host = parsed.host
+    literal = parse_address(host)
+    try:
+        addresses = [str(literal)] if literal else sorted({str(i[4][0]) for i in socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM)})
+    except (OSError, UnicodeError):
+        return "unresolvable"
+    for address in addresses:
+        reason = policy.refusal(host, port, address)
+        if reason is not None:
+            return reason if address == host else f"{address}: {reason}"
+    return None

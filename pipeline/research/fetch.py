@@ -81,6 +81,7 @@ class Fetcher:
         self._hosts: dict[str, asyncio.Semaphore] = {}
 
     async def aclose(self) -> None:
+        await self.robots.aclose()
         await self.client.aclose()
 
     def _host_slot(self, url: str) -> asyncio.Semaphore:

@@ -101,4 +101,5 @@ def _names(words: list[str]) -> list[str]:
         elif runs[-1]:
             runs.append([])
     return [" ".join(run) for run in runs
-            if (len(run) >= 2 or (run and len(run[0]) >= 4 and run[0][0].isupper())) and run[0].lower() not in _INSTRUCTIONS]
+            if (len(run) >= 2 or (run and len(run[0]) >= 4 and run[0][0].isupper()))
+            and run[0].lower() not in _INSTRUCTIONS]

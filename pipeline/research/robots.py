@@ -27,6 +27,13 @@ class RobotsCache:
         self.timeout_s = timeout_s
         self._rules: dict[str, asyncio.Task] = {}
 
+    async def aclose(self) -> None:
+        """Stop robots.txt fetches still under way (the run was stopped or timed out)."""
+        pending = [task for task in self._rules.values() if not task.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
     async def verdict(self, url: str) -> str:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}".lower()

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from pipeline.net import (AddressPolicy, AddressRefused, AllowListError, guarded_client, parse_allow_hosts,
-                          refusal_reason)
+                          refusal_reason, url_refusal)
 from tests.pipeline.loopback_web import LoopbackSite, Route
 
 PUBLIC_V4 = "93.184.215.14"
@@ -231,3 +231,21 @@ async def test_proxies_from_the_environment_are_not_used(monkeypatch):
     with LoopbackSite({"/": Route(b"direct")}) as site:
         async with guarded_client(site.host_port) as client:
             assert (await client.get(site.url("/"))).text == "direct"
+
+
+def test_operator_base_urls_become_allow_list_entries():
+    policy = AddressPolicy.from_base_urls("http://127.0.0.1:8111/v1, https://LLM.internal, http://[::1]/v1,")
+    assert policy.allow == {("127.0.0.1", 8111), ("llm.internal", 443), ("::1", 80)}
+    with pytest.raises(AllowListError):
+        AddressPolicy.from_base_urls("llm.internal:8080")
+
+
+@pytest.mark.parametrize("url, reason", [
+    ("http://[64:ff9b::7f00:1]:8111/v1", "nat64 of 127.0.0.1: loopback"), ("http://127.0.0.1:8111/v1", "loopback"),
+    ("http://localhost:8111/v1", "127.0.0.1: loopback"), ("ftp://host.example/", "not an http(s) URL"),
+    ("http://[::1]:8111/v1", "loopback"), (f"https://{PUBLIC_V4}/v1", None),
+])
+def test_a_settings_form_can_say_at_once_why_an_endpoint_would_be_refused(url, reason):
+    assert url_refusal(url) == reason
+    assert url_refusal(url, AddressPolicy.from_base_urls("http://127.0.0.1:8111,http://localhost:8111")) == (
+        None if "8111" in url and ("127.0.0.1" in url or "localhost" in url) else reason)
