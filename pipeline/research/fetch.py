@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
-from pipeline.net import AddressPolicy, AddressRefused, Resolver, guarded_client, system_resolver
+from pipeline.net import AddressPolicy, AddressRefused, Resolver, guarded_client, parse_address, system_resolver
 
 from .evidence import FAILED, OK, REFUSED
 from .extract import HTML_TYPES, TEXT_TYPES, media_type
@@ -62,6 +63,20 @@ class Fetched:
     hops: list[str] = field(default_factory=list)
 
 
+_HOSTNAME = re.compile(r"(?=.{1,253}\.?$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*"
+                       r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.?", re.I)
+
+
+def _valid_host(host: str) -> bool:
+    """An IP address or a DNS name (IDNA allowed); anything else is never sent to a resolver."""
+    if parse_address(host) is not None:
+        return True
+    try:
+        return _HOSTNAME.fullmatch(host.encode("idna").decode("ascii")) is not None
+    except UnicodeError:
+        return False
+
+
 class _Stop(Exception):
     def __init__(self, status: str, reason: str):
         self.status, self.reason = status, reason
@@ -99,13 +114,15 @@ class Fetcher:
             result.status, result.reason = stop.status, stop.reason
         except TimeoutError:
             result.status, result.reason = FAILED, "timeout"
+        except (ValueError, httpx.InvalidURL):    # a search result or a Location that is no URL
+            result.status, result.reason = FAILED, "bad_url"
         result.elapsed_s = round(time.monotonic() - started, 3)
         return result
 
     async def _follow(self, url: str, result: Fetched) -> None:
         for _ in range(self.policy.max_redirects + 1):
             parts = urlsplit(url)
-            if parts.scheme not in ("http", "https") or not parts.hostname:
+            if parts.scheme not in ("http", "https") or not _valid_host(parts.hostname or ""):
                 raise _Stop(REFUSED if result.hops else FAILED, "bad_url")
             result.hops.append(url)
             result.final_url = url

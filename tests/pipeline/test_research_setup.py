@@ -10,7 +10,7 @@ from pipeline.context import Context, HistoryMessage
 from pipeline.net import AddressPolicy
 from pipeline.providers.offline import OfflineProvider
 from pipeline.providers.scripted import ScriptedProvider
-from pipeline.research import (BraveBackend, FetchPolicy, SearchConfigError, SearchError, SearchResult,
+from pipeline.research import (BraveBackend, Fetcher, FetchPolicy, SearchConfigError, SearchError, SearchResult,
                                SearxngBackend, StaticBackend, parse_queries, parse_search_setting, search_setting,
                                task_queries)
 from pipeline.research.run import choose_queries
@@ -164,3 +164,17 @@ async def test_the_offline_engine_uses_the_task_reader():
     notes: list[str] = []
     assert await choose_queries(CTX, OfflineProvider(), RoleConfig(provider="offline"), notes) == (
         task_queries(CTX.task), "task_reader")
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://exa mple.com/", "http://a..b/", "http://-x-.example/", "javascript:alert(1)",
+                                 "http:///nohost", "http://" + "a" * 64 + ".example/"])
+async def test_a_result_that_is_not_a_url_is_recorded_as_bad_url(url):
+    async def no_lookup(host: str, port: int) -> list[str]:
+        raise AssertionError(f"{host!r} was sent to the resolver")
+
+    fetcher = Fetcher(FetchPolicy(), resolver=no_lookup)
+    try:
+        fetched = await fetcher.fetch(url)
+    finally:
+        await fetcher.aclose()
+    assert (fetched.status, fetched.reason) == ("failed", "bad_url")
