@@ -34,6 +34,17 @@ class FrameworkEntry:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """A page found by web research, as the planner and executors read it. The verifier never
+    sees it: only the brief's approved list of ids, URLs and titles reaches the verifier."""
+
+    id: str       # "E1"
+    url: str      # the address the page was read from, after redirects
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Context:
     task: str
     history: tuple[HistoryMessage, ...] = ()
@@ -44,6 +55,8 @@ class Context:
     #: Frameworks the workspace has enabled (display names); the planner cites only from these.
     enabled_frameworks: tuple[str, ...] = ()
     workspace_name: str = ""
+    #: Usable pages of this run's web research, in id order; empty when the run did none.
+    evidence: tuple[Evidence, ...] = ()
     notes: tuple[str, ...] = field(default=())  # e.g. "3 documents left out to fit the budget"
 
 
@@ -60,6 +73,8 @@ def render_context(ctx: Context) -> str:
     for title, docs in (("Workspace file", ctx.files), ("Uploaded document", ctx.uploads)):
         for doc in docs:
             parts.append(f"# {title}: {doc.name}\n{doc.text}")
+    for item in ctx.evidence:
+        parts.append(f"# Evidence {item.id}: {item.title or 'untitled'} ({item.url})\n{item.text}")
     if ctx.frameworks:
         lines = [f"- {e.framework} {e.ref}: {e.title}" for e in ctx.frameworks]
         parts.append("# Framework reference (ids and short titles)\n" + "\n".join(lines))

@@ -4,7 +4,7 @@ Field names are fixed by the specification; checks outside the project read them
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
 
@@ -29,6 +29,16 @@ class StepPlan(BaseModel):
     content_spec: str = Field(min_length=1, max_length=4000)
 
 
+class EvidenceRef(BaseModel):
+    """A page of the run's web research that the planner approves as a source."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^E[1-9]\d{0,3}$")
+    url: str = Field(min_length=1, max_length=2000)
+    title: str = Field(default="", max_length=500)
+
+
 class Brief(BaseModel):
     """The planner's reasoning brief: what every executor and the blind verifier work from."""
 
@@ -38,6 +48,8 @@ class Brief(BaseModel):
     judgments: list[str] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     steps: list[StepPlan] = Field(min_length=1, max_length=40)
+    #: The approved evidence: only on runs with web research; absent (None) on the others.
+    evidence: list[EvidenceRef] | None = None
 
     @field_validator("judgments")
     @classmethod
@@ -54,13 +66,21 @@ class Brief(BaseModel):
         ids = [c.id for c in self.citations]
         if len(ids) != len(set(ids)):
             raise ValueError("citation ids must be unique")
+        evidence_ids = [e.id for e in self.evidence or []]
+        if len(evidence_ids) != len(set(evidence_ids)):
+            raise ValueError("evidence ids must be unique")
         return self
 
     def step(self, index: int) -> StepPlan:
         return self.steps[index - 1]
 
 
-IssueType = Literal["step_contract", "contradiction", "altered_citation", "invented_citation"]
+#: What a verifier model may report.
+ModelIssueType = Literal["step_contract", "contradiction", "altered_citation", "invented_citation"]
+#: What only the mechanical gates report: a model verdict using one of these is unparseable.
+MechanicalOnlyIssueType = Literal["unapproved_url", "unsupported_price"]
+IssueType = Literal[ModelIssueType, MechanicalOnlyIssueType]
+MODEL_ISSUE_TYPES: tuple[str, ...] = get_args(ModelIssueType)
 
 
 class Issue(BaseModel):
@@ -83,6 +103,9 @@ class Verdict(BaseModel):
 
     @model_validator(mode="after")
     def _pass_agrees_with_issues(self) -> Verdict:
+        foreign = sorted({i.type for i in self.issues} - set(MODEL_ISSUE_TYPES))
+        if foreign:
+            raise ValueError(f"issue types {foreign} are reported by the mechanical gates only")
         if self.passed and self.issues:
             raise ValueError("pass is true but issues are listed")
         if not self.passed and not self.issues:
@@ -116,7 +139,7 @@ def verdict_json_schema() -> dict:
                     "properties": {
                         "type": {
                             "type": "string",
-                            "enum": ["step_contract", "contradiction", "altered_citation", "invented_citation"],
+                            "enum": list(MODEL_ISSUE_TYPES),
                         },
                         "detail": {"type": "string"},
                         "quote": {"type": "string"},

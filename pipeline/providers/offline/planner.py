@@ -10,7 +10,7 @@ import re
 
 from pipeline.context import Context
 from pipeline.frameworks import Pack
-from pipeline.schemas import Brief, StepPlan
+from pipeline.schemas import Brief, EvidenceRef, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
 from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, expand, explicit_picks,
@@ -200,4 +200,8 @@ def plan(ctx: Context) -> Brief:
             spec += " No framework citation is needed in this step."
         steps.append(StepPlan(index=i + 1, title=template.title, content_spec=spec))
     judgments = _judgments(ctx, reading, fields, packs, refused, _file_judgments(reading))
-    return Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations, steps=steps)
+    # Every page the research could read is approved: the engine cannot judge a page's worth,
+    # and the integrity gate still holds each URL and price to the approved pages' text.
+    evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None
+    return Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations,
+                 steps=steps, evidence=evidence)
