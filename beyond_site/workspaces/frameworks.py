@@ -3,7 +3,7 @@ and the slice of them relevant to a task (ids and short titles, within a token s
 from __future__ import annotations
 
 from pipeline.context import FrameworkEntry
-from pipeline.frameworks import ALL_FRAMEWORKS, Entry, Pack, load_packs, named_frameworks, pack_from_dict
+from pipeline.frameworks import Entry, Pack, load_packs, named_frameworks, pack_from_dict
 from pipeline.words import stem, topic_words
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.models import FrameworkPack

@@ -7,7 +7,6 @@ what the person asking already wrote.
 """
 from __future__ import annotations
 
-import json
 import re
 
 from pipeline import prompts

@@ -3,7 +3,6 @@ recorded for exactly that content, and releases form an in-order prefix of the p
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Fixtures and helpers shared by the test_audit_* files (this module holds no tests).
+"""Helpers shared by the test_audit_* files (this module holds no tests; the fixtures are in conftest).
 
 Runs are made the way an operator makes them, through `beyond_run` with scripted replies, so the
 pages are tested against a record the real pipeline wrote.
@@ -8,36 +8,11 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
 from django.core.management import call_command
 
-from beyond_site.workspaces.models import Membership, Workspace
 from tests import scripting
 
 TASK = "Draft an access-control note"
-
-
-@pytest.fixture
-def acme():
-    return Workspace.objects.create(slug="acme", name="Acme")
-
-
-@pytest.fixture
-def globex():
-    return Workspace.objects.create(slug="globex", name="Globex")
-
-
-@pytest.fixture
-def auditor(alice, acme):
-    """alice, auditor of acme (and of nothing else)."""
-    Membership.objects.create(user=alice, workspace=acme, role=Membership.AUDITOR)
-    return alice
-
-
-@pytest.fixture
-def auditor_client(client, auditor):
-    client.force_login(auditor)
-    return client
 
 
 def run_task(tmp_path, steps: dict, *, slug: str = "acme", task: str = TASK, **script_kwargs) -> dict:

@@ -6,7 +6,7 @@ import pytest
 from beyond_site.runs.models import ModelCall, Run
 from beyond_site.workspaces.models import Membership
 from tests.scripting import PASS
-from tests.site.audit_support import acme, auditor, auditor_client, globex, run_task  # noqa: F401
+from tests.site.audit_support import run_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

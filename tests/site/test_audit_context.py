@@ -7,7 +7,7 @@ from beyond_site.runs.models import ModelCall
 from beyond_site.runs.contexts import context_messages
 from beyond_site.workspaces.services import add_memory
 from tests.scripting import PASS, fail
-from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
+from tests.site.audit_support import run_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,7 +7,7 @@ import pytest
 
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from tests.scripting import PASS, brief, fail
-from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
+from tests.site.audit_support import run_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

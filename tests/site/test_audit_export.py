@@ -9,7 +9,7 @@ from beyond_site.audit import views
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from tests.scripting import PASS, fail
-from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
+from tests.site.audit_support import run_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ import pytest
 from beyond_site.runs.models import Run
 from pipeline.topology import parse_shorthand
 from tests.scripting import PASS, fail
-from tests.site.audit_support import acme, auditor, auditor_client, run_task  # noqa: F401
+from tests.site.audit_support import run_task
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,16 +9,10 @@ from django.core.management import CommandError, call_command
 
 from beyond_site.runs.models import ContextRecord, ModelCall, Run
 from beyond_site.runs.contexts import context_messages
-from beyond_site.workspaces.models import Workspace
 from tests import scripting
 from tests.scripting import PASS, fail
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def workspace():
-    return Workspace.objects.create(slug="acme", name="Acme")
 
 
 def run_script(tmp_path, data: dict) -> dict:

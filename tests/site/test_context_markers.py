@@ -20,7 +20,6 @@ from beyond_site.runs.services import claim_run, execute_run, start_run
 from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 from pipeline import prompts
-from pipeline.topology import parse_topology
 from tests import scripting
 from tests.site.test_extraction import make_pdf
 

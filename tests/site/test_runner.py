@@ -13,7 +13,6 @@ from django.utils import timezone
 from beyond_site.runs.models import AppendOnlyError, Run, RunEvent, Step
 from beyond_site.runs.recorder import EventRecorder, RecordRefused
 from beyond_site.runs.services import claim_next_run, claim_run, reap_stale_runs, start_run, work_once
-from beyond_site.workspaces.models import Workspace
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.topology import parse_shorthand
@@ -21,11 +20,6 @@ from tests import scripting
 from tests.scripting import PASS
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def workspace():
-    return Workspace.objects.create(slug="acme", name="Acme")
 
 
 def test_it_claims_a_queued_run_exactly_once(workspace):

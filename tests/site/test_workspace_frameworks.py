@@ -5,16 +5,11 @@ import pytest
 
 from beyond_site.workspaces import services
 from beyond_site.runs.context import assemble_context
-from beyond_site.workspaces.models import Workspace, WorkspaceEvent
+from beyond_site.workspaces.models import WorkspaceEvent
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
 from tests.site.context_support import queued_run
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def workspace():
-    return Workspace.objects.create(slug="acme", name="Acme")
 
 
 def test_a_new_workspace_has_every_shipped_pack_enabled(workspace):

@@ -4,14 +4,9 @@ from __future__ import annotations
 import pytest
 
 from beyond_site.workspaces import services
-from beyond_site.workspaces.models import Memory, Workspace, WorkspaceEvent
+from beyond_site.workspaces.models import Memory, WorkspaceEvent
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def workspace():
-    return Workspace.objects.create(slug="acme", name="Acme")
 
 
 def test_it_records_who_created_and_who_edited_a_memory(workspace, alice, bob):
