@@ -1,4 +1,4 @@
-"""Benchmark the context assembly on a large workspace (issue 3).
+"""Benchmark the context assembly on a large workspace.
 
 Builds a workspace of 1,000 documents (~50 MB of text, generated deterministically), then runs N
 runs' context assembly and prints the assembly time per run (mean, p95), the bytes the recorder

@@ -1,12 +1,14 @@
-"""Beyond's one settings file, configured from the environment (SPEC section 9).
+"""Beyond's one settings file, configured from the environment (docs/operations.md lists every variable).
 
 The defaults are the embedded mode: SQLite in the project root, the in-memory channel layer and
 the built-in offline engine, so `make run` works on a fresh machine with no key and no network.
 """
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -45,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "axes",
     "beyond_site.workspaces",
     "beyond_site.runs",
     "beyond_site.chat",
@@ -56,7 +59,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "beyond_site.middleware.ContentSecurityPolicyMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -64,6 +67,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: it turns a lockout into its response
 ]
 
 ROOT_URLCONF = "beyond_site.urls"
@@ -113,6 +117,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: a locked-out login is refused before the password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Password guessing, on the app's login and the admin's: ten failures for one username from one
+# address lock that pair out for 15 minutes. The pair, not the username or the address alone, so
+# an office behind one proxy is not locked out by one person's mistyped password.
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client address comes from X-Forwarded-For only when the operator says how many proxies in
+# front of Beyond set it (BEYOND_TRUSTED_PROXY_COUNT); otherwise anyone could forge it.
+BEYOND_TRUSTED_PROXY_COUNT = envint("BEYOND_TRUSTED_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "beyond_site.lib.http.client_ip"
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -141,6 +162,21 @@ if envbool("DJANGO_SECURE"):
     SECURE_HSTS_SECONDS = envint("DJANGO_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+# No inline script or style anywhere: model text that slips past the sanitiser cannot run.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 DATA_UPLOAD_MAX_NUMBER_FILES = 10  # files per request; the chat upload view reports more as refused
 
 # Beyond

@@ -1,11 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from beyond_site.accounts.views import LoginView
-
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
     path("w/<slug:slug>/settings/", include("beyond_site.workspace_settings.urls")),

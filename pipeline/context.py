@@ -1,6 +1,6 @@
-"""The context the planner and executors see (SPEC 2), as plain data.
+"""The context the planner and executors see, as plain data.
 
-The web app assembles it (within the model's budget, issue 3); the core only renders it. The
+The web app assembles it (within the model's budget); the core only renders it. The
 rendering is deterministic and sorted, with no timestamps or database ids, so the long stable part
 of every executor prompt is byte-identical across a run and providers' prompt caches hit.
 """

@@ -1,7 +1,7 @@
 """Build each role's request. One function per role, so what each role sees has one obvious place.
 
 The verifier's request is built by `build_verifier_request` from the brief and the draft ONLY
-(SPEC 2): it takes no context argument, so nothing else can reach it.
+(docs/verifier-contract.md): it takes no context argument, so nothing else can reach it.
 """
 from __future__ import annotations
 

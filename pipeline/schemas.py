@@ -1,4 +1,4 @@
-"""The pipeline's machine-readable documents: the reasoning brief (SPEC 3) and the verdict (SPEC 4).
+"""The pipeline's machine-readable documents: the reasoning brief and the verdict (docs/verifier-contract.md).
 
 Field names are fixed by the specification; checks outside the project read them.
 """
@@ -92,9 +92,9 @@ class Issue(BaseModel):
 
 
 class Verdict(BaseModel):
-    """The verifier's strict verdict. `pass` must agree with `issues` (SPEC 4)."""
+    """The verifier's strict verdict. `pass` must agree with `issues`."""
 
-    # Strict on purpose (SPEC 4): exactly {"pass", "issues"}, no alias, no default. A reply that
+    # Strict on purpose: exactly {"pass", "issues"}, no alias, no default. A reply that
     # says {"passed": true} or leaves out "issues" is unparseable and can never count as a pass.
     model_config = ConfigDict(extra="forbid")
 

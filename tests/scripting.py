@@ -1,4 +1,4 @@
-"""Helpers to write scripted-provider files (SPEC 9) for tests."""
+"""Helpers to write scripted-provider files for tests."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Assemble the context the planner and executors see (SPEC 2) from the workspace's data.
+"""Assemble the context the planner and executors see from the workspace's data.
 
 Everything goes in when it fits the token budget. When it does not: memories and the
 conversation first (always, the conversation trimmed from its oldest end only if it alone

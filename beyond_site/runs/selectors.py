@@ -1,4 +1,4 @@
-"""Read the run record: the run trace JSON (SPEC 9) and the snapshot the page is built from."""
+"""Read the run record: the run trace JSON (docs/interfaces.md) and the snapshot the page is built from."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -41,7 +41,7 @@ def run_events(run: Run) -> list[RunEvent]:
 
 
 def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
-    """The run trace: field names fixed by SPEC 9, more fields allowed.
+    """The run trace: field names fixed (docs/interfaces.md), more fields allowed.
 
     `events`: the run's events in seq order, when the caller has read them already.
     """

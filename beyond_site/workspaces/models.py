@@ -20,7 +20,7 @@ def default_frameworks() -> list[str]:
 class Workspace(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)
-    #: Model per role (SPEC 9); null means "use BEYOND_PROVIDER for all four roles".
+    #: Model per role (docs/interfaces.md); null means "use BEYOND_PROVIDER for all four roles".
     topology = models.JSONField(null=True, blank=True)
     #: Keys of the enabled framework packs (pipeline.frameworks); every shipped pack by default.
     enabled_frameworks = models.JSONField(default=default_frameworks, blank=True)

@@ -3,7 +3,7 @@
 A provider turns a `CompletionRequest` into a `Completion` or raises a `ProviderError`. Transport
 retries (408/429/5xx, timeouts, a 200 carrying an error) happen inside the provider and are
 counted in `Completion.transport_retries`; the orchestrator only ever sees a final result or a
-final error (SPEC 5).
+final error (docs/verifier-contract.md).
 """
 from __future__ import annotations
 

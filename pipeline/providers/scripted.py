@@ -1,4 +1,4 @@
-"""The scripted provider (SPEC 9): canned replies from a JSON file, for tests, demos and fault
+"""The scripted provider (format in docs/interfaces.md): canned replies from a JSON file, for tests, demos and fault
 injection. Replies are consumed in order per role, and per step for the executor and verifier,
 whatever order the steps run in, so a concurrent run is as deterministic as a sequential one.
 """

@@ -1,4 +1,4 @@
-"""Scripted runs for the browser tests (SPEC 9 format), with latency so steps arrive one by one."""
+"""Scripted runs for the browser tests (the scripted provider format), with latency so steps arrive one by one."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The release state machine alone (SPEC 5), without Django."""
+"""The release state machine alone, without Django."""
 from __future__ import annotations
 
 import asyncio

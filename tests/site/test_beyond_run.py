@@ -1,4 +1,4 @@
-"""Every row of SPEC 5's release table, driven through `beyond_run` with scripted replies."""
+"""Every row of the release table (docs/verifier-contract.md), driven through `beyond_run` with scripted replies."""
 from __future__ import annotations
 
 import io
@@ -208,6 +208,8 @@ def test_it_refuses_a_malformed_scripted_file_with_a_clear_message(workspace, tm
     (["--workspace", "nope", "--task", "x"], "unknown workspace"),
     (["--workspace", "acme", "--task", "x", "--provider", "gpt"], "unknown provider shorthand"),
     (["--workspace", "acme", "--task", "x", "--topology", "{"], "not valid JSON"),
+    (["--workspace", "acme", "--task", "x", "--topology", ""], "not valid JSON"),  # never a silent default
+    (["--workspace", "acme", "--task", "x", "--provider", ""], "unknown provider shorthand"),
     (["--workspace", "acme", "--task", "x", "--topology", '{"planner": {"provider": "openai"}}'], "invalid topology"),
 ])
 def test_it_refuses_bad_arguments(workspace, args, message):

@@ -1,4 +1,4 @@
-"""Done-when of issue 3: markers in a memory, a Markdown file, a DOCX and a PDF reach the planner's
+"""Markers in a memory, a Markdown file, a DOCX and a PDF reach the planner's
 and every executor's HTTP request, and no verifier request.
 
 A real run (start_run, claim_run, execute_run) with an openrouter topology over an

@@ -1,4 +1,4 @@
-"""`beyond_workspace` (SPEC 9): scripted administration, idempotent where that makes sense."""
+"""`beyond_workspace`: scripted administration, idempotent where that makes sense."""
 from __future__ import annotations
 
 import io

@@ -1,6 +1,6 @@
 """The offline verifier: a pass unless the draft fails a cheap structural check.
 
-It reads nothing but the brief, the step index and the draft (SPEC 2). Citations are not checked
+It reads nothing but the brief, the step index and the draft (docs/verifier-contract.md). Citations are not checked
 here: the orchestrator runs the mechanical citation gate on every draft separately.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pipeline.words import stems
 
 
 def verdict(brief: Brief, step_index: int, draft: str) -> dict:
-    """The SPEC 4 verdict object for one draft."""
+    """The verdict object for one draft."""
     step = brief.step(step_index)
     issues = []
     if not draft.strip():

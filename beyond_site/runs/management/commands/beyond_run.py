@@ -1,4 +1,4 @@
-"""Run one task headless, through the same code path as the chat, and print its trace (SPEC 9)."""
+"""Run one task headless, through the same code path as the chat, and print its trace (docs/interfaces.md)."""
 from __future__ import annotations
 
 import asyncio
@@ -34,9 +34,9 @@ class Command(BaseCommand):
         if not opts["task"].strip():
             raise CommandError("the task is empty")
         try:
-            if opts["provider"]:
+            if opts["provider"] is not None:
                 topology = parse_shorthand(opts["provider"])
-            elif opts["topology"]:
+            elif opts["topology"] is not None:  # an empty --topology is an error, not "use the default"
                 topology = parse_topology(opts["topology"])
             else:
                 topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER

@@ -1,4 +1,4 @@
-"""Create the demo workspace and its login, idempotently (SPEC 9): running it twice changes nothing.
+"""Create the demo workspace and its login, idempotently: running it twice changes nothing.
 
 The login is user `demo`, password from BEYOND_DEMO_PASSWORD or the documented default below.
 """

@@ -1,4 +1,4 @@
-"""Scripted workspace administration (SPEC 9); idempotent where that makes sense."""
+"""Scripted workspace administration (docs/interfaces.md); idempotent where that makes sense."""
 from __future__ import annotations
 
 from pathlib import Path
