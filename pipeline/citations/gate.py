@@ -80,6 +80,15 @@ class CitationGate:
 
     # ---- which catalogue, which approval ---------------------------------------------------
 
+    def approval(self, found: Found) -> tuple[Pack, Citation | None]:
+        """The catalogue `found` belongs to and the approved citation covering it (None if none)."""
+        pack, citation, _ = self._resolve(found)
+        return pack, citation
+
+    def approves(self, pack: Pack, ref: str) -> bool:
+        """Whether the brief approves `ref` of `pack`, itself or as a part of an approved ref."""
+        return self._match(pack, ref)[0] is not None
+
     def _match(self, pack: Pack, ref: str) -> tuple[Citation | None, list[tuple[str, str]]]:
         """The approved citation covering `ref` (itself, else the closest whole it is part of: with
         both GV and GV.OC-01 approved, GV.OC-01 is checked against its own title and text), and
