@@ -21,6 +21,7 @@ from .approved import ApprovedSet, relation
 from .attribution import Attribution, attributions
 from .extract import extract_citations
 from .found import Found
+from .normalise import quote_matches
 from .points import has_named_points, names_around
 from .wording import point_name_problem, title_problem, wording_problem
 
@@ -44,39 +45,45 @@ class CitationGate:
     def __init__(self, brief: Brief, packs: Packs = None):
         self.packs = pack_set(packs)
         self.approved = ApprovedSet(brief, self.packs)
+        # The brief's own words: a draft may repeat them in quotes near a citation it relies on.
+        self._brief_words = " ".join([brief.task, *brief.judgments, *(s.content_spec for s in brief.steps)])
         self._extra_names = tuple(name for pack in self.packs.extra for name in (pack.name, *pack.aliases))
-        self._verdicts: dict[tuple, tuple[str, ...] | None] = {}   # a draft repeats its citations
+        self._verdicts: dict[tuple, Issue | None] = {}   # a draft repeats its citations and quotes
 
     def check(self, draft: str) -> list[Issue]:
         """Issues for every invented or altered citation in `draft`, one per distinct finding, in
         the order the draft makes them; `quote` is the draft's own text of the citation."""
         found = self._claimed(extract_citations(draft, self.packs))
-        findings: list[tuple[int, Issue]] = []
-        for item in found:
-            names = tuple(names_around(draft, item, self.packs.get(item.pack_key))
-                          if has_named_points(self.packs.get(item.pack_key), item.ref) else ())
-            key = (item.pack_key, item.ref, item.title_quote, item.title_form, item.quoted_text,
-                   item.explicit_edition, names)
-            if key not in self._verdicts:
-                judged = self.judge(item, names)
-                self._verdicts[key] = (judged.type, judged.detail) if judged else None
-            if self._verdicts[key] is not None:
-                kind, detail = self._verdicts[key]
-                findings.append((item.span[0], Issue(type=kind, detail=detail, quote=item.surface)))
-        for attribution in attributions(draft, found, self._extra_names):
-            key = (attribution.quote, *((item.pack_key, item.ref) for item in attribution.citations))
-            if key not in self._verdicts:
-                judged = self._judge_attribution(attribution)
-                self._verdicts[key] = (judged.type, judged.detail, judged.quote) if judged else None
-            if self._verdicts[key] is not None:
-                kind, detail, quote = self._verdicts[key]
-                findings.append((attribution.citations[-1].span[0], Issue(type=kind, detail=detail, quote=quote)))
+        findings = self._citation_findings(draft, found) + self._quote_findings(draft, found)
         issues, seen = [], set()
         for _, issue in sorted(findings, key=lambda pair: pair[0]):
             if (issue.type, issue.detail) not in seen:
                 seen.add((issue.type, issue.detail))
                 issues.append(issue)
         return issues
+
+    def _citation_findings(self, draft: str, found: list[Found]) -> list[tuple[int, Issue]]:
+        findings = []
+        for item in found:
+            pack = self.packs.get(item.pack_key)
+            names = tuple(names_around(draft, item, pack)) if has_named_points(pack, item.ref) else ()
+            key = ("citation", item.pack_key, item.ref, item.title_quote, item.title_form, item.quoted_text,
+                   item.explicit_edition, names)
+            if key not in self._verdicts:
+                self._verdicts[key] = self.judge(item, names)
+            if self._verdicts[key] is not None:
+                findings.append((item.span[0], self._verdicts[key].model_copy(update={"quote": item.surface})))
+        return findings
+
+    def _quote_findings(self, draft: str, found: list[Found]) -> list[tuple[int, Issue]]:
+        findings = []
+        for attribution in attributions(draft, found, self._extra_names):
+            key = ("quote", attribution.quote, *((item.pack_key, item.ref) for item in attribution.citations))
+            if key not in self._verdicts:
+                self._verdicts[key] = self._judge_attribution(attribution)
+            if self._verdicts[key] is not None:
+                findings.append((attribution.citations[-1].span[0], self._verdicts[key]))
+        return findings
 
     # ---- which catalogue, which approval ---------------------------------------------------
 
@@ -210,7 +217,11 @@ class CitationGate:
 
     def _judge_attribution(self, attribution: Attribution) -> Issue | None:
         """Quoted wording attributed to a list of citations must be the approved wording of one of
-        them; citations the brief does not approve are reported on their own."""
+        them; citations the brief does not approve are reported on their own. Where only a few words
+        tie the quote to the citation ("under A.5.15, access "must be approved by the owner""), a
+        quote of the brief's own judgments or task is the draft being faithful to the brief."""
+        if not attribution.strong and quote_matches(attribution.quote, self._brief_words):
+            return None
         problems: list[tuple[Found, str]] = []
         for found in attribution.citations:
             pack, citation, _ = self._resolve(found)

@@ -3,7 +3,7 @@ from collections import Counter
 
 import pytest
 
-from pipeline.calibration import (CITATION_TYPES, MODEL_ONLY_TYPES, VIOLATION_TYPES, build_corpus,
+from pipeline.calibration import (CITATION_TYPES, VIOLATION_TYPES, build_corpus,
                                   mechanical_findings, seed_drafts, workspace_drafts)
 from pipeline.calibration.blocks import remove_block
 from pipeline.calibration.mutations import negate

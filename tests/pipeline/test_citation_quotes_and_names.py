@@ -54,6 +54,7 @@ CLEAN = [
     'Clause 9.2 asks for an audit programme; the team calls it the "audit calendar".',
     'The email subject reads "Internal audit next week" and cites clause 9.2.',
     'A.5.15 says nothing about "shadow IT", which we handle separately.',
+    'Under A.5.15, access "must be approved by the asset owner before it is provisioned".',   # the brief's judgment
     # names of points and paragraphs, right
     "Art. 5(1)(c) (data minimisation) applies.",
     "Data minimisation (Art. 5(1)(c)) and storage limitation (Art. 5(1)(e)) apply.",
@@ -79,6 +80,7 @@ VIOLATIONS = [
     ('Clause 9.2 states that "internal audits are optional".', [(ALT, "Clause 9.2")]),
     ('Clause 9.2 of ISO/IEC 27001:2022 states that "internal audits are optional".', [(ALT, "Clause 9.2")]),
     ('As A.5.15 puts it, "access is granted to everyone by default".', [(ALT, "A.5.15")]),
+    ('A.5.15 states: "Access must be approved by the asset owner before it is provisioned."', [(ALT, "A.5.15")]),
     ('Under Article 28(3) GDPR, the processor "shall process the personal data whenever it sees fit".',
      [(ALT, "Article 28(3)")]),
     ('According to Art. 30(1), "each controller shall keep a log of all processing".', [(ALT, "Art. 30(1)")]),
@@ -102,6 +104,7 @@ VIOLATIONS = [
 
 def _brief(approved=APPROVED):
     return Brief(task="Write the note", steps=[{"index": 1, "title": "Note", "content_spec": "Write it"}],
+                 judgments=["Access must be approved by the asset owner before it is provisioned."],
                  citations=[Citation(id=f"C{i}", framework=fw, ref=ref, title=title, text=text)
                             for i, (fw, ref, title, text) in enumerate(approved, 1)])
 
