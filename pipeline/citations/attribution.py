@@ -12,6 +12,11 @@ the citation says it:
   obligation word such as "shall" or "must", or eight words or more).
 A pronoun or a verb of saying with another subject in between ("under A.5.15, our policy states")
 attributes the quote to someone else.
+
+The gate then compares an attributed quote with the approved citation's `text`. Where the brief
+gives no `text`, a quote is still fine when it is the approved or catalogue title or the name of
+the point cited, or (weakly attributed) the brief's own words; any other wording is requirement
+wording the brief does not contain, an `altered_citation`, as it is next to the citation.
 """
 from __future__ import annotations
 
