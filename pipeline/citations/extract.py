@@ -3,7 +3,13 @@
 An anchor (framework name, "Article", "clause", "Annex A", ...) lets the next bare number be read
 as a citation; after a citation, separators and range operators let elided items follow
 ("Articles 15, 16 and 17", "AC-2(1), (2) and (4)", "PR.AA-01–06"). Anything else in between
-ends the list, so numbers no anchor governs are never citations (CITATIONS.md traps 1, 2, 4).
+ends the list, so numbers no anchor governs (dates, versions, amounts, the document's own section
+numbers) are never citations. Ids are tokenised whole before any range operator is read, since
+hyphens also sit inside ids (`AC-2`, `PR.AA-01`).
+
+Imported catalogues whose ids follow no shipped grammar are read from their own ids
+(`catalogue_ids.py`); imported 800-53 or CSF catalogues are read like the shipped ones, and the
+gate decides which catalogue a citation belongs to.
 """
 from __future__ import annotations
 
@@ -12,10 +18,12 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.frameworks import get_pack
+from pipeline.frameworks.packset import PackSet
 from pipeline.frameworks.refs import (CSF_FUNCTIONS, csf_ref, gdpr_article_ref, iso_ref, nist_ref,
                                       parse_gdpr_parts, roman_to_int, soc2_ref)
 
 from . import patterns as P
+from .catalogue_ids import catalogue_ids
 from .found import Found
 from .titles import attach_title
 
@@ -32,7 +40,8 @@ class _List:
 
 
 class _Editions:
-    """Where the text names an ISO edition, to read each ISO citation's edition (trap 6)."""
+    """Where the text names an ISO edition, to read each ISO citation's edition: a two-level Annex A
+    id such as A.8.1 exists in both editions with different meanings."""
 
     def __init__(self, text: str):
         self.positions: list[int] = []
@@ -293,8 +302,16 @@ def _gdpr_parts_at(text: str, pos: int) -> tuple[list[str], int]:
     return parse_gdpr_parts(text[pos:pos + 60])
 
 
-def extract_citations(text: str) -> list[Found]:
-    """Every framework citation asserted in `text`, with canonical refs and original spans."""
+def extract_citations(text: str, packs: PackSet | None = None) -> list[Found]:
+    """Every framework citation asserted in `text`, with canonical refs and original spans.
+
+    `packs` adds imported catalogues: those with their own id grammar are searched for their ids;
+    an imported 800-53 or CSF catalogue needs nothing more, its ids read like the shipped ones.
+    """
     if not text:
         return []
-    return _Parser(text).run()
+    found = _Parser(text).run()
+    for pack in packs.own_scheme() if packs else ():
+        found += catalogue_ids(pack).find(text)
+    found.sort(key=lambda f: f.span[0])
+    return found

@@ -1,14 +1,17 @@
-"""Normalise titles and quoted wording before comparing them (CITATIONS.md traps 8 and 9)."""
+"""Normalise titles and quoted wording before comparing them: case, whitespace, quote marks and
+Unicode dashes differ between a brief and a faithful draft without changing what is cited."""
 from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from pipeline.frameworks.refs import clean
 
 _QUOTES = dict.fromkeys(map(ord, "\"'“”„«»‘’`´"), None)
 
 
+@lru_cache(maxsize=4096)   # a draft compares the same titles and approved texts again and again
 def norm_text(text: str) -> str:
     """Lower case, one space, no quote marks, unified dashes, no trailing punctuation."""
     text = clean(text).translate(_QUOTES).lower()

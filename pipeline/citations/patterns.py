@@ -1,4 +1,5 @@
-"""The tokeniser: one ordered alternation of regexes, most specific first (CITATIONS.md trap 3).
+"""The tokeniser: one ordered alternation of regexes, most specific first, because ids overlap
+across frameworks (SOC 2 `A1.2` looks like ISO `A.1.2`, `C1.1` sits inside other tokens).
 
 At each position the first alternative that matches wins, so ids that contain other ids
 (`PR.AC-1` contains `AC-1`) and non-citation numbers (dates, versions, the standard's own name)
@@ -47,7 +48,8 @@ _TOKENS: list[tuple[str, str]] = [
                      rf"RECOVER|Recover){_SP}*\(({CSF_CODES})\)"),
     ("csf_id", rf"(?<![\w.])({CSF_CODES})\.([A-Z]{{2}})(?:{_DASH}(\d{{1,2}})(?!\d))?(?![\w])"),
     ("nist_id", rf"(?<![\w.\-])({_FAMILIES}){_DASH}(\d{{1,2}})(?!\d)(?:{_SP}?\((\d{{1,2}})\))?"
-                r"((?:\((?:[a-z]|\d{1,2})\)|(?<=\d)[a-z]\.(?:\d{1,2}\.)?|(?<=\d) [a-z]\.(?:\d{1,2}\.)?)*)"),
+                r"((?:\((?:[a-z]|\d{1,2})\)|(?<=\d)[a-z]\.(?:\d{1,2}(?:\.|(?![\d.])))?|(?<=\d) [a-z]\.(?:\d{1,2}\.)?"
+                r"|(?<=\d)[a-z](?:\.\d{1,2}(?![\d.]))?(?!\w))*)"),   # AC-2a., AC-2 a., AC-2g, AT-2a.1
     ("nist_id", rf"(?<![\w.\-])({_FAMILIES_LOWER})-(\d{{1,2}})\.(\d{{1,2}})(?![\d.])()"),
     ("soc2_id", rf"(?<![\w.])(?:(CC|PI){_SP}?|(A|C|P))(\d)\.(\d{{1,2}})(?![\d]|\.\d)"),
     ("annex_id", rf"(?<![\w.])(?:Annex{_SP}+A{_SP}*[.,]?{_SP}*(?:[Cc]ontrols?{_SP}+)?|A{_SP}?\.{_SP}?|A{_SP}(?=\d{{1,2}}\.\d))"
@@ -69,6 +71,10 @@ _TOKENS: list[tuple[str, str]] = [
     ("num", r"(?<![\w.])(?:\((\d{1,2})\)|(\d{1,3}(?:\.\d{1,3}){0,3}))(?![\d]|\.\d)"),
     ("roman", r"\b([IVX]{1,5})\b"),
 ]
+
+#: Any shipped framework's name ("ISO/IEC 27001:2022", "GDPR", "NIST SP 800-53 Rev. 5", ...).
+FRAMEWORK_NAME = "|".join(f"(?:{rx})" for kind, rx in _TOKENS if kind.startswith("fw_"))
+SPACE, DASH = _SP, _DASH
 
 _NAMES = [f"t{i}" for i in range(len(_TOKENS))]
 TOKEN_TYPES = [kind for kind, _ in _TOKENS]
@@ -97,7 +103,7 @@ def tokens(text: str):
         yield TOKEN_TYPES[index], m.start(), m.end(), m.groups()[first:last]
 
 
-# Title or quote written next to a citation (CITATIONS.md trap 8).
+# Title or quote written next to a citation.
 TITLE_PAREN = re.compile(rf"{_SP}*\({_SP}*[\"“‘']?([^()\n\"”’]{{2,150}}?)[\"”’']?{_SP}*\)")
 TITLE_QUOTE = re.compile(rf"{_SP}*,?{_SP}*[\"“„«‘]([^\"”“»’\n]{{2,200}})[\"”“»’]")
 TITLE_DASH = re.compile(rf"{_SP}+[\u2013\u2014-]{_SP}+([^\n.;:|()\"”“]{{2,150}})")
@@ -107,6 +113,10 @@ QUOTED_TEXT = re.compile(
     rf"{_SP}*,?{_SP}*(?:(?:which|that){_SP}+)?(?:states?|requires?|reads?|says?|provides?|stipulates?|mandates?|"
     rf"specif(?:y|ies)|demands?|obliges?|sets out)?(?:{_SP}+that)?{_SP}*:?{_SP}*[\"“„«]([^\"”“»]{{3,1200}})[\"”“»]"
 )
+REF_IN_PARENS = re.compile(rf"{_SP}*\(([^()\n]{{1,40}})\)")
+# Words before a citation that make the quote after it its wording: `according to Art. 30(1), "…"`.
+WORDING_LEAD_IN = re.compile(rf"(?:according{_SP}+to|in{_SP}+the{_SP}+words{_SP}+of|quoting|as{_SP}+(?:worded|stated|"
+                             rf"set{_SP}+out|laid{_SP}+down|written|phrased|required|defined)\s+(?:in|by)){_SP}*$", re.I)
 # A "title" that is really another reference or a framework name is not a title.
 NOT_A_TITLE = re.compile(
     r"^\s*(?:see\b|cf\.|e\.g\.|i\.e\.|ISO|NIST|GDPR|SOC|TSC|CSF|Annex|Art\.?\s*\d|Article|Recital|Chapter|clause|"

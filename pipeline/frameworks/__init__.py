@@ -2,7 +2,9 @@
 
 Plain Python, no Django. Packs are JSON files in `data/`; the two NIST packs are generated from
 the public-domain OSCAL catalogues by `build_packs.py`, the others are hand-maintained (ids and
-short titles only, never copyrighted requirement text).
+short titles only, never copyrighted requirement text). A pack may also name sub-provisions that
+have no entry of their own (`point_names`: the GDPR's principles, lawful bases, security measures),
+so that a draft naming the wrong one can be caught; those names are facts, not requirement text.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from .refs import catalogue_ref, parse_ref
+from .refs import catalogue_ref, detect_scheme, parse_ref
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -43,13 +45,22 @@ class Entry:
 
 
 class Pack:
-    """One framework's catalogue. `entries` maps canonical ref -> Entry in catalogue order."""
+    """One framework's catalogue. `entries` maps canonical ref -> Entry in catalogue order.
 
-    def __init__(self, key: str, name: str, aliases: list[str], entries: dict[str, Entry]):
+    `scheme` names the shipped pack whose way of writing ids this pack shares (a shipped pack's
+    own key; for an imported 800-53 or CSF catalogue the shipped NIST key), or None when its ids
+    follow no shipped grammar. `point_names` maps a sub-provision's canonical ref to the names
+    people give it, first the usual one.
+    """
+
+    def __init__(self, key: str, name: str, aliases: list[str], entries: dict[str, Entry], *,
+                 scheme: str | None = None, point_names: dict[str, tuple[str, ...]] | None = None):
         self.key = key
         self.name = name
         self.aliases = list(aliases)
         self.entries = entries
+        self.scheme = scheme
+        self.point_names = dict(point_names or {})
         self._refs = list(entries)
         self._order = {ref: i for i, ref in enumerate(self._refs)}
 
@@ -59,7 +70,7 @@ class Pack:
 
     def lookup(self, ref: str) -> Entry | None:
         """The entry a canonical ref (possibly with sub-parts like `(1)(a)`) belongs to."""
-        return self.entries.get(ref) or self.entries.get(catalogue_ref(self.key, ref))
+        return self.entries.get(ref) or self.entries.get(catalogue_ref(self.scheme, ref))
 
     def between(self, first: str, last: str) -> list[Entry]:
         """Entries from `first` to `last` inclusive at the same kind and parent (for ranges)."""
@@ -84,7 +95,9 @@ def pack_from_dict(data: dict) -> Pack:
             title=raw.get("title") or "", status=raw.get("status", "active"),
             replaced_by=tuple(raw.get("replaced_by") or ()),
         )
-    return Pack(key, data["name"], data.get("aliases", []), entries)
+    scheme = data.get("scheme") or (key if key in ALL_FRAMEWORKS else detect_scheme(list(entries)))
+    point_names = {ref: tuple(names) for ref, names in (data.get("point_names") or {}).items()}
+    return Pack(key, data["name"], data.get("aliases", []), entries, scheme=scheme, point_names=point_names)
 
 
 def pack_from_file(path: str | Path) -> Pack:

@@ -191,10 +191,11 @@ def parse_ref(pack_key: str, ref_text: str) -> str | None:
     return parser(ref_text) if parser and ref_text and ref_text.strip() else None
 
 
-def catalogue_ref(pack_key: str, ref: str) -> str:
+def catalogue_ref(pack_key: str | None, ref: str) -> str:
     """The catalogue entry a canonical ref belongs to: sub-parts below the catalogue's level stripped.
 
     `Art. 30(1)(a)` -> `Art. 30`; `AC-2(1)(a)` -> `AC-2(1)`; `AC-2a.1.` -> `AC-2`.
+    `pack_key` is a shipped pack's key (or an imported pack's scheme, None for its own ids).
     """
     if pack_key == "gdpr":
         return re.sub(r"\(.*$", "", ref)
@@ -202,3 +203,19 @@ def catalogue_ref(pack_key: str, ref: str) -> str:
         m = re.match(r"[A-Z]{2}-\d+(?:\(\d+\))?", ref)
         return m[0] if m else ref
     return ref
+
+
+# Id grammars an imported catalogue may share with a shipped pack: each is recognisable from the
+# ids alone, so a draft's ids can be read the same way for either catalogue.
+_SELF_IDENTIFYING = ("nist-800-53r5", "nist-csf-2.0", "soc2-tsc-2017")
+
+
+def detect_scheme(refs: list[str]) -> str | None:
+    """The shipped id grammar nearly all of `refs` (an imported catalogue's ids) are written in, or None."""
+    ids = [ref for ref in refs if any(ch.isdigit() for ch in ref)]
+    if not ids:
+        return None
+    for scheme in _SELF_IDENTIFYING:
+        if sum(parse_ref(scheme, ref) == ref for ref in ids) >= 0.9 * len(ids):
+            return scheme
+    return None

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from pipeline.frameworks import (SHIPPED_FRAMEWORKS, DATA_DIR, canonical_ref, get_pack, load_packs,
-                                 pack_for_framework_name, pack_from_file)
+                                 pack_for_framework_name, pack_from_dict, pack_from_file)
 from pipeline.frameworks.build_packs import NIST_CATALOGUES, build_nist_packs
 from pipeline.frameworks.oscal import pack_from_oscal
+from pipeline.frameworks.packset import PackSet
 
 OSCAL_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "oscal"  # public domain, see SOURCE.md
 
@@ -155,3 +156,31 @@ def test_it_loads_a_pack_file_written_by_the_importer(tmp_path):
     pack = pack_from_file(target)
     assert pack.key == "my-csf" and pack.get("PR.AA-01").parent == "PR.AA"
     assert list(pack.entries)[:2] == ["GV", "GV.OC"]
+
+
+def test_it_ships_the_names_of_gdpr_points_as_short_names_only():
+    pack = get_pack("gdpr")
+    names = pack.point_names
+    assert names["Art. 5(1)(c)"][0] == "data minimisation" and names["Art. 5(1)(e)"][0] == "storage limitation"
+    assert names["Art. 6(1)(f)"][0] == "legitimate interests" and names["Art. 32(1)(a)"][0] == "pseudonymisation and encryption"
+    assert names["Art. 5(2)"] == ("accountability",)
+    for ref, written in names.items():
+        assert canonical_ref("gdpr", ref) == ref and pack.lookup(ref) is not None, ref
+        assert written and all(0 < len(name) <= 80 for name in written), ref
+
+
+def test_it_reads_which_shipped_id_grammar_an_imported_catalogue_follows():
+    catalogue = json.loads((OSCAL_DIR / "nist-csf-2.0-govern-protect.json").read_text(encoding="utf-8"))
+    assert pack_from_dict(pack_from_oscal(catalogue, "my-csf", "My CSF")).scheme == "nist-csf-2.0"
+    own = pack_from_dict({"key": "acme", "name": "ACME", "entries": [{"ref": "gov-1", "kind": "control"}]})
+    assert own.scheme is None and get_pack("gdpr").scheme == "gdpr"
+
+
+def test_a_pack_set_finds_an_imported_pack_by_its_own_name_first():
+    imported = pack_from_dict({"key": "nist-800-53-next", "name": "NIST SP 800-53 Rev. 5.9",
+                               "entries": [{"ref": "AC-2", "kind": "control", "title": "Account Management"}]})
+    packs = PackSet([imported])
+    assert packs.for_framework_name("NIST SP 800-53 Rev. 5.9") is imported
+    assert packs.for_framework_name("NIST SP 800-53 Rev. 5").key == "nist-800-53r5"
+    assert [p.key for p in packs.sharing_scheme("nist-800-53r5")] == ["nist-800-53r5", "nist-800-53-next"]
+    assert PackSet().for_framework_name("NIST SP 800-53 Rev. 5.9").key == "nist-800-53r5"
