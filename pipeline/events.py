@@ -60,6 +60,65 @@ class TaskChecked(Payload):
     warnings: list[str]
 
 
+@_event("research_started")
+class ResearchStarted(Payload):
+    backend: str
+    queries: list[str]
+    query_source: str  # "model" or "task_reader"
+    notes: list[str] = field(default_factory=list)
+
+
+@_event("search_done")
+class SearchDone(Payload):
+    query: str
+    results: int
+    urls: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _PageOutcome(Payload):
+    id: str
+    url: str
+    final_url: str | None = None
+    title: str = ""
+    status: str = ""  # ok, failed or refused
+    reason: str | None = None
+    http_status: int | None = None
+    bytes: int = 0
+    elapsed_s: float = 0.0
+    sha256: str | None = None
+    fetched_at: str | None = None
+
+
+@_event("page_fetched")
+class PageFetched(_PageOutcome):
+    """A page fetched (read, or failed with its reason)."""
+
+
+@_event("page_refused")
+class PageRefused(_PageOutcome):
+    """A page the fetch policy refused (an address not allowed, robots.txt...)."""
+
+
+@_event("research_done")
+class ResearchDone(Payload):
+    pages: int
+    usable: int
+    failed: int
+    refused: int
+    elapsed_s: float
+    notes: list[str] = field(default_factory=list)
+
+
+@_event("evidence_collected")
+class EvidenceCollected(Payload):
+    """Every evidence item of the research, read or not (without their text, which is stored by
+    its sha256); the run trace's `evidence` and the Sources panel are read from here."""
+
+    items: list[dict]
+
+
 @_event("brief_ready")
 class BriefReady(Payload):
     brief: dict
@@ -138,6 +197,8 @@ class SummarizerStarted(Payload):
 @_event("summary_ready")
 class SummaryReady(Payload):
     summary: str
+    #: The mechanical checks' findings on the recap (issues as dicts); the page shows them beside it.
+    findings: list[dict] = field(default_factory=list)
 
 
 @_event("summary_failed")
@@ -198,6 +259,8 @@ VERDICT_RECORDED, STEP_RERENDERING = VerdictRecorded.TYPE, StepRerendering.TYPE
 STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED = StepReleased.TYPE, StepHalted.TYPE, StepNotReleased.TYPE
 SUMMARIZER_STARTED, SUMMARY_READY, SUMMARY_FAILED = SummarizerStarted.TYPE, SummaryReady.TYPE, SummaryFailed.TYPE
 MODEL_CALL = ModelCall.TYPE
+RESEARCH_STARTED, SEARCH_DONE, RESEARCH_DONE = ResearchStarted.TYPE, SearchDone.TYPE, ResearchDone.TYPE
+PAGE_FETCHED, PAGE_REFUSED, EVIDENCE_COLLECTED = PageFetched.TYPE, PageRefused.TYPE, EvidenceCollected.TYPE
 RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
 RUN_CANCELLED = RunCancelled.TYPE
 
@@ -217,6 +280,8 @@ def load(type_: str, data: dict[str, Any]) -> Payload:
 class Event:
     payload: Payload
     messages: tuple[Message, ...] | None = None
+    #: Texts the event refers to by sha256 (evidence pages), stored content-addressed by the app.
+    texts: dict[str, str] | None = None
 
     @property
     def type(self) -> str:

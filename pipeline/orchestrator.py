@@ -9,27 +9,34 @@ error, a crash in our own code) halts instead.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
-from pipeline.citations import check_brief_citations, check_draft
+from pipeline.checks import MechanicalChecks
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request)
+from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue
 from pipeline.task_check import task_framework_warnings
 from pipeline.topology import Topology
 
 log = logging.getLogger("beyond.pipeline")
 
-Gate = Callable[[Brief, str], list[Issue]]
 
+@dataclass(frozen=True)
+class Research:
+    """Web research before the brief: where to search, and the policy every fetch obeys."""
+
+    backend: SearchBackend
+    fetch_policy: FetchPolicy
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,8 @@ class RunSettings:
     #: take 15 minutes, and it may be tried four times): a call that hangs longer is a timeout.
     call_timeout_s: float = 7200.0
     session_id: str | None = None
+    #: Web research before the brief; None for a run without it (the integrity gate then does not run).
+    research: Research | None = None
 
 
 class StepHalt(Exception):
@@ -63,12 +72,12 @@ class Orchestrator:
     """Runs one task: planner, then executors and the blind verifier per step, then the summarizer."""
 
     def __init__(self, ctx: Context, topology: Topology, providers: Mapping[str, Provider], *,
-                 settings: RunSettings = RunSettings(), gate: Gate | None = None):
+                 settings: RunSettings = RunSettings(), checks: MechanicalChecks | None = None):
         self.ctx = ctx
         self.topology = topology
         self.providers = providers
         self.settings = settings
-        self.gate = gate or check_draft
+        self.checks = checks or MechanicalChecks()
         self.brief: Brief | None = None
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._step_tasks: dict[int, asyncio.Task] = {}
@@ -104,8 +113,8 @@ class Orchestrator:
         self._cancel_steps_after(0)
         self._driver.cancel()
 
-    def _emit(self, payload: ev.Payload, messages=None) -> None:
-        self._queue.put_nowait(Event(payload, messages))
+    def _emit(self, payload: ev.Payload, messages=None, texts=None) -> None:
+        self._queue.put_nowait(Event(payload, messages, texts))
 
     async def _drive(self) -> None:
         try:
@@ -114,6 +123,8 @@ class Orchestrator:
             task_warnings = task_framework_warnings(self.ctx)
             if task_warnings:
                 self._emit(ev.TaskChecked(warnings=task_warnings))
+            if self.settings.research is not None:
+                await self._research(self.settings.research)
             self.brief = await self._plan()
             if self.brief is None:
                 return
@@ -187,6 +198,25 @@ class Orchestrator:
             error=str(error) if error else None,
         ), messages=request.messages)
 
+    # -- research --------------------------------------------------------------------------------
+    async def _research(self, research: Research) -> None:
+        """Search, fetch and read pages before the brief; every page becomes an evidence item (read
+        or not, with its reason), the planner and executors see the readable ones, and the
+        integrity gate holds the drafts to the ones the brief approves."""
+        planner = self.providers["planner"]
+        result = await run_research(self.ctx, backend=research.backend, fetch_policy=research.fetch_policy,
+                                    query_provider=_RecordedCalls(self, planner), role_cfg=self.topology.planner,
+                                    on_event=self._emit_research)
+        texts = {item.sha256: item.text for item in result.items if item.usable}
+        self._emit(ev.EvidenceCollected(items=[item.as_json(with_text=False) for item in result.items]),
+                   texts=texts)
+        self.ctx = dataclasses.replace(self.ctx, evidence=result.for_context())
+        self.checks = self.checks.with_evidence(result.items)
+
+    def _emit_research(self, event: dict) -> None:
+        data = dict(event)
+        self._emit(ev.load(data.pop("type"), data))
+
     # -- planner ---------------------------------------------------------------------------------
     async def _plan(self) -> Brief | None:
         cfg = self.topology.planner
@@ -209,7 +239,7 @@ class Orchestrator:
                 self._emit(ev.PlannerRejected(attempt=attempt, error=error, raw=reply))
                 continue
             self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
-            warnings = check_brief_citations(brief)
+            warnings = self.checks.brief_warnings(brief)
             if warnings:
                 self._emit(ev.BriefChecked(warnings=warnings))
             return brief
@@ -318,7 +348,7 @@ class Orchestrator:
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
-        found = self.gate(brief, draft)
+        found = self.checks.draft_issues(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
         self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,
                                       parsed=mechanical, error=None))
@@ -339,8 +369,23 @@ class Orchestrator:
                 error = str(exc)
                 continue
             if text:
-                self._emit(ev.SummaryReady(summary=text))
+                # The recap is model output shown to the user: the mechanical checks run on it too,
+                # and the page shows their findings beside it; it never gets a badge of its own.
+                findings = self.checks.recap_issues(brief, text)
+                self._emit(ev.SummaryReady(summary=text, findings=[i.model_dump() for i in findings]))
                 return
             error = "the summarizer replied with no text"
         self._emit(ev.SummaryFailed(
             error=error, warning=f"No recap: the summarizer failed twice ({error}). The released steps are unaffected."))
+
+
+class _RecordedCalls:
+    """A role's provider seen through the orchestrator's `_call`, so that a call made on the run's
+    behalf by a helper (the research queries) is recorded like every other model call."""
+
+    def __init__(self, orchestrator: Orchestrator, provider: Provider):
+        self._orchestrator = orchestrator
+        self.offline = getattr(provider, "offline", False)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        return await self._orchestrator._call(request)

@@ -19,8 +19,9 @@ from django.conf import settings
 from django.db.models import Q
 
 from pipeline.context import Context, Document as ContextDocument, HistoryMessage, render_context
+from pipeline.frameworks import Pack
 from beyond_site.workspaces.chunking import estimate_tokens
-from beyond_site.workspaces.frameworks import available_packs, select_entries
+from beyond_site.workspaces.frameworks import available_packs, imported_packs, select_entries
 from beyond_site.workspaces.models import Document, DocumentChunk, Message
 from beyond_site.workspaces.search import ranked_chunk_ids
 
@@ -169,3 +170,10 @@ def _render_documents(docs: dict[int, _Doc], chosen: set[int]):
                                      doc.sha256, kind) for ordinal, pk in kept]
         (uploads if doc.upload else files).extend(items)
     return tuple(files), tuple(uploads)
+
+
+def enabled_imported_packs(workspace) -> list[Pack]:
+    """The catalogues this workspace imported and enabled: its citations of them get the same
+    mechanical checks as the shipped frameworks'."""
+    enabled = set(workspace.enabled_frameworks or [])
+    return [pack for key, pack in imported_packs().items() if key in enabled]

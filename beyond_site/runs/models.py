@@ -47,8 +47,12 @@ class Run(models.Model):
     halt_reason = models.TextField(null=True, blank=True)
     topology = models.JSONField()
     offline = models.BooleanField(default=False)
+    #: Web research before the brief (the chat's toggle, `beyond_run --research`, the workspace default).
+    research = models.BooleanField(default=False)
     brief = models.JSONField(null=True, blank=True)
     summary = models.TextField(null=True, blank=True)
+    #: The mechanical checks' findings on the recap (issues as dicts): shown beside it, never hidden.
+    summary_findings = models.JSONField(default=list, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")

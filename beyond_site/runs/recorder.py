@@ -16,6 +16,7 @@ from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.runs.contexts import store_context
 from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
+from beyond_site.workspaces.models import Blob
 
 FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
                 ev.RUN_CANCELLED: Run.CANCELLED}
@@ -63,6 +64,8 @@ class EventRecorder:
                 raise StopRequested(stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
                     get_user_model().USERNAME_FIELD, flat=True).first()))
         payload = event.payload
+        if event.texts:
+            Blob.store_for_audit({sha: text.encode("utf-8") for sha, text in event.texts.items()})
         if event.messages is not None:
             payload = dataclasses.replace(payload, context=store_context(event.messages).sha256)
         self.seq += 1
@@ -102,7 +105,7 @@ class EventRecorder:
         Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(status=Step.NOT_RELEASED)
 
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(summary=p.summary)
+        Run.objects.filter(pk=self.run.pk).update(summary=p.summary, summary_findings=p.findings)
 
     def _add_warnings(self, *warnings: str) -> None:
         self.run.refresh_from_db(fields=["warnings"])

@@ -55,6 +55,9 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "halt_reason": run.halt_reason,
             "topology": run.topology,
             "workspace": run.workspace.slug,
+            "conversation": run.conversation_id,
+            "created_by": run.created_by.get_username() if run.created_by_id else None,
+            "research": run.research,
             "task": run.task,
             "offline": run.offline,
             "warnings": list(run.warnings or []),
@@ -64,6 +67,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         "brief": run.brief,
         "steps": [step_dict(s) for s in steps],
         "summary": run.summary,
+        "summary_findings": list(run.summary_findings or []),
         "model_calls": [
             {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
              "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s,
@@ -73,6 +77,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
              "error": c.error, "context": c.context.sha256 if c.context_id else None}
             for c in run.model_calls.select_related("context").order_by("id")
         ],
+        **({"evidence": evidence_items(events)} if run.research else {}),
         # The fixed fields last: no event data can overwrite them.
         "events": [{**e.data, "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
     }
@@ -85,3 +90,16 @@ def halt_reasons(run_ids) -> dict[int, dict[int, str]]:
         halted = e.payload
         reasons[e.run_id][halted.step] = halted.reason
     return reasons
+
+
+EVIDENCE_FIELDS = ("id", "url", "final_url", "title", "fetched_at", "sha256", "status", "reason", "http_status",
+                   "bytes", "elapsed_s")
+
+
+def evidence_items(events: list[RunEvent]) -> list[dict]:
+    """Every evidence item the run's research collected, read or not (text left out: it is stored
+    by its sha256)."""
+    for e in events:
+        if e.type == ev.EVIDENCE_COLLECTED:
+            return [{k: item.get(k) for k in EVIDENCE_FIELDS} for item in e.payload.items]
+    return []

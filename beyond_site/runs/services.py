@@ -18,10 +18,12 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from pipeline.orchestrator import Orchestrator, RunSettings
+from pipeline.checks import MechanicalChecks
+from pipeline.orchestrator import Orchestrator, Research, RunSettings
+from pipeline.research import FetchPolicy, search_setting
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
-from beyond_site.runs.context import assemble_context
+from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, StopRequested, stop_reason
 from beyond_site.workspaces.models import Conversation, Message, Workspace
@@ -62,8 +64,18 @@ def conversation_title(task: str) -> str:
     return " ".join(task.split())[:80] or "New conversation"
 
 
+def research_plan() -> Research:
+    """The operator's search backend and fetch policy; ValueError (shown as the reason the run could
+    not start) when web research is not configured on this server."""
+    setting = search_setting(os.environ)
+    if not setting.configured:
+        raise ValueError(setting.message)
+    return Research(backend=setting.backend, fetch_policy=FetchPolicy.from_env(os.environ))
+
+
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
-              topology: Topology | None = None, idempotency_key: str | None = None) -> tuple[Run, bool]:
+              topology: Topology | None = None, idempotency_key: str | None = None,
+              research: bool = False) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
     returns the run that key already started, in that run's own conversation."""
@@ -85,7 +97,8 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
             message = Message.objects.create(conversation=conversation, text=task, author=user)
             run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
-                                     offline=any(topo.role(r).provider == "offline" for r in ROLES))
+                                     offline=any(topo.role(r).provider == "offline" for r in ROLES),
+                                     research=research)
     except IntegrityError:
         # Two submissions with one key raced: the other one won, and that run is this task's run.
         return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
@@ -199,6 +212,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
     try:
         topology = parse_topology(run.topology)
         ctx = await database_sync_to_async(assemble_context)(run)
+        checks = MechanicalChecks(await database_sync_to_async(enabled_imported_packs)(run.workspace))
+        research = research_plan() if run.research else None
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport)
     except Exception as exc:  # bad scripted file, missing key, unreadable context: a failed run
@@ -207,8 +222,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
             log.exception("run %s could not start", run_id)
         return await _fail(record, run_id, f"the run could not start: {message}")
 
-    orchestrator = Orchestrator(ctx, topology, providers, settings=RunSettings(
-        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}"))
+    orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
+        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research))
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:

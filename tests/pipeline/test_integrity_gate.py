@@ -6,6 +6,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from pipeline.checks import MechanicalChecks
 from pipeline.citations import check_draft
 from pipeline.context import Context, Evidence, render_context
 from pipeline.integrity import IntegrityGate, check_brief_evidence, check_integrity
@@ -181,12 +182,12 @@ def evidence_script(drafts: list[str]) -> dict:
 
 
 def both_gates(evidence):
-    return lambda b, d: check_draft(b, d) + check_integrity(b, d, evidence)
+    return MechanicalChecks(evidence=evidence)
 
 
 async def test_a_flagged_draft_is_rerendered_and_passes_when_the_rerender_is_clean(tmp_path):
     events, provider = await run_scripted(tmp_path, evidence_script(
-        ["Pro is $39 (https://blog.example/cheap).", f"Pro is $49 per user ({PRICING})."]), gate=both_gates(items()))
+        ["Pro is $39 (https://blog.example/cheap).", f"Pro is $49 per user ({PRICING})."]), checks=both_gates(items()))
     released = of_type(events, "step_released")[0]
     assert released["badge"] == "passed_after_rerender"
     mechanical = [v["parsed"] for v in of_type(events, "verdict_recorded") if v["source"] == "mechanical"]
@@ -198,7 +199,7 @@ async def test_a_flagged_draft_is_rerendered_and_passes_when_the_rerender_is_cle
 
 async def test_a_rerender_that_repeats_the_finding_is_released_with_a_warning(tmp_path):
     events, _ = await run_scripted(tmp_path, evidence_script(["Pro is $39.", "Pro is still $39."]),
-                                   gate=both_gates(items()))
+                                   checks=both_gates(items()))
     released = of_type(events, "step_released")[0]
     assert released["badge"] == "warning"
     assert "[unsupported_price]" in released["warnings"][0]

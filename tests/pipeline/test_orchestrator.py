@@ -5,6 +5,7 @@ import asyncio
 import json
 
 from pipeline import events as ev
+from pipeline.checks import MechanicalChecks
 from pipeline.context import Context, Document
 from pipeline.orchestrator import Orchestrator, RunSettings
 from pipeline.providers.scripted import ScriptedProvider
@@ -46,7 +47,7 @@ async def test_mechanical_findings_join_the_verdict_and_force_a_rerender(tmp_pat
         return []
 
     events, provider = await run_scripted(tmp_path, scripting.script({
-        1: {"executor": ["See A.9.9.9.", "Fixed."], "verifier": [PASS, PASS]}}), gate=gate)
+        1: {"executor": ["See A.9.9.9.", "Fixed."], "verifier": [PASS, PASS]}}), checks=MechanicalChecks(citation_gate=gate))
     released = of_type(events, "step_released")[0]
     assert released["badge"] == "passed_after_rerender"
     mechanical = [v for v in of_type(events, "verdict_recorded") if v["source"] == "mechanical"]

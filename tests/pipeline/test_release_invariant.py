@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from pipeline.checks import MechanicalChecks
 from pipeline.parsing import ReplyError, parse_verdict
 from tests import scripting
 from tests.pipeline.helpers import run_scripted
@@ -44,7 +45,7 @@ def _parseable(raw: str | None) -> bool:
 def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency):
     data = scripting.script({i: s for i, s in enumerate(steps, 1)})
     with tempfile.TemporaryDirectory() as tmp:
-        events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency, gate=lambda b, d: []))
+        events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency, checks=MechanicalChecks(citation_gate=lambda b, d: [])))
 
     drafts: dict[tuple[int, int], str] = {}
     good_verdicts: set[tuple[int, int]] = set()
