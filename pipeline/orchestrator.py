@@ -19,7 +19,7 @@ from pipeline.citations import check_brief_citations, check_draft
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
-from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
+from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request)
 from pipeline.schemas import Brief, Issue
@@ -147,7 +147,7 @@ class Orchestrator:
 
     def _emit_call(self, request: CompletionRequest, cfg, started: float, completion: Completion | None,
                    error: ProviderError | None) -> None:
-        usage = completion.usage if completion else None
+        usage = completion.usage if completion else None  # None: not reported, which is not zero
         self._emit(
             ev.MODEL_CALL, messages=request.messages,
             role=request.role, step=request.step_index, attempt=request.attempt,
@@ -156,7 +156,8 @@ class Orchestrator:
             latency_s=round(completion.latency_s if completion and completion.latency_s else time.monotonic() - started, 4),
             usage={"input": usage.input, "cache_read": usage.cache_read, "cache_write": usage.cache_write,
                    "output": usage.output, "reasoning": usage.reasoning} if usage else None,
-            cost=usage.cost if usage else None,
+            cost=completion.cost if completion else None,
+            cost_source=completion.cost_source if completion else None,
             transport_retries=(completion or error).transport_retries,
             finish_reason=completion.finish_reason if completion else None,
             error=str(error) if error else None,
@@ -182,13 +183,16 @@ class Orchestrator:
                 error = str(exc)
                 rejected = (reply, error) if isinstance(exc, ReplyError) else rejected
                 self._emit(ev.PLANNER_REJECTED, attempt=attempt, error=error, raw=reply)
+                if isinstance(exc, PermanentError):
+                    break  # the second attempt is for an unusable reply; the same request would fail again
                 continue
             self._emit(ev.BRIEF_READY, brief=brief.model_dump(mode="json"))
             warnings = check_brief_citations(brief)
             if warnings:
                 self._emit(ev.BRIEF_CHECKED, warnings=warnings)
             return brief
-        self._emit(ev.RUN_FAILED, reason=f"the planner gave no valid brief in two attempts; last error: {error}")
+        tries = "one attempt" if attempt == 1 else "two attempts"
+        self._emit(ev.RUN_FAILED, reason=f"the planner gave no valid brief in {tries}; last error: {error}")
         return None
 
     # -- steps -----------------------------------------------------------------------------------
