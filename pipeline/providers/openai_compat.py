@@ -52,7 +52,8 @@ class ProviderOptions(BaseModel):
     #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run.
     attempt_timeout_s: float = Field(default=900.0, gt=0)
     default_max_tokens: int | None = Field(default=None, ge=1)
-    #: Added to max_tokens because reasoning tokens count against it (DESIGN-NOTES, Providers).
+    #: Added to max_tokens when the effort is sent: reasoning tokens count against the limit, and
+    #: a reasoning model given a tight one spends it all thinking and answers nothing.
     reasoning_headroom: dict[str, int] = Field(
         default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
 
