@@ -3,10 +3,12 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Model servers the tests run as subprocesses (the LiteLLM proxy), in an environment of their own.
+SERVERS_BIN := .venv-servers/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser venv browser services demo clean
+.PHONY: run test test-unit test-browser venv servers browser services demo clean
 
 $(BIN)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,6 +17,13 @@ $(BIN)/.installed: requirements.txt
 	touch $@
 
 venv: $(BIN)/.installed
+
+$(SERVERS_BIN)/.installed: requirements-servers.txt
+	test -x $(SERVERS_BIN)/python || $(PY) -m venv .venv-servers
+	$(SERVERS_BIN)/pip install --quiet -r requirements-servers.txt
+	touch $@
+
+servers: $(SERVERS_BIN)/.installed
 
 run: venv
 	$(BIN)/python manage.py migrate --noinput
@@ -30,15 +39,15 @@ browser:
 services:
 	@bash scripts/ensure-services
 
-test: venv browser services
+test: venv servers browser services
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
 
-test-unit: venv
+test-unit: venv servers
 	$(BIN)/python -m pytest -q
 
 test-browser: venv browser
 	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
 
 clean:
-	rm -rf $(VENV) staticfiles db.sqlite3*
+	rm -rf $(VENV) .venv-servers staticfiles db.sqlite3*

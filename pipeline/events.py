@@ -212,7 +212,8 @@ class ModelCall(Payload):
     role: str
     provider: str
     model: str
-    effort: str
+    #: The reasoning effort sent to the endpoint; None when its profile sends none.
+    effort: str | None
     step: int | None = None
     attempt: int | None = None
     model_served: str | None = None
@@ -220,6 +221,8 @@ class ModelCall(Payload):
     #: {"input", "cache_read", "cache_write", "output", "reasoning"}; None when not reported.
     usage: dict | None = None
     cost: float | None = None
+    #: "reported" (the endpoint says it is the charge) or "estimated" (e.g. a gateway's figure).
+    cost_source: str | None = None
     transport_retries: int = 0
     finish_reason: str | None = None
     error: str | None = None

@@ -20,7 +20,7 @@ from pipeline.checks import MechanicalChecks
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
-from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
+from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
@@ -184,15 +184,16 @@ class Orchestrator:
 
     def _emit_call(self, request: CompletionRequest, cfg, started: float, completion: Completion | None,
                    error: ProviderError | None) -> None:
-        usage = completion.usage if completion else None
+        usage = completion.usage if completion else None  # None: not reported, which is not zero
         self._emit(ev.ModelCall(
             role=request.role, step=request.step_index, attempt=request.attempt,
-            provider=cfg.provider, model=cfg.model, effort=request.effort,
+            provider=cfg.provider, model=cfg.model, effort=_effort_sent(self.providers[request.role], request),
             model_served=completion.model_served if completion else None,
             latency_s=round(completion.latency_s if completion and completion.latency_s else time.monotonic() - started, 4),
             usage={"input": usage.input, "cache_read": usage.cache_read, "cache_write": usage.cache_write,
                    "output": usage.output, "reasoning": usage.reasoning} if usage else None,
-            cost=usage.cost if usage else None,
+            cost=completion.cost if completion else None,
+            cost_source=completion.cost_source if completion else None,
             transport_retries=(completion or error).transport_retries,
             finish_reason=completion.finish_reason if completion else None,
             error=str(error) if error else None,
@@ -237,13 +238,16 @@ class Orchestrator:
                 error = str(exc)
                 rejected = (reply, error) if isinstance(exc, ReplyError) else rejected
                 self._emit(ev.PlannerRejected(attempt=attempt, error=error, raw=reply))
+                if isinstance(exc, PermanentError):
+                    break  # the second attempt is for an unusable reply; the same request would fail again
                 continue
             self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
             warnings = self.checks.brief_warnings(brief)
             if warnings:
                 self._emit(ev.BriefChecked(warnings=warnings))
             return brief
-        self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in two attempts; last error: {error}"))
+        tries = "one attempt" if attempt == 1 else "two attempts"
+        self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in {tries}; last error: {error}"))
         return None
 
     # -- steps -----------------------------------------------------------------------------------
@@ -389,3 +393,9 @@ class _RecordedCalls:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         return await self._orchestrator._call(request)
+
+
+def _effort_sent(provider: Provider, request: CompletionRequest) -> str | None:
+    # An HTTP provider knows whether its endpoint's profile sends the effort at all.
+    effort_sent = getattr(provider, "effort_sent", None)
+    return effort_sent(request) if effort_sent else request.effort

@@ -1,8 +1,10 @@
 """Turn model replies into a Brief or a Verdict, or say precisely why not.
 
-Strict by design: a verdict that is not exactly the SPEC 4 object is unparseable and can never
-count as a pass. The one leniency is a Markdown code fence around the JSON, which models add even
-when told not to and which carries no meaning.
+Strict by design: a verdict that is not exactly the specified object is unparseable and can never
+count as a pass. A key given twice at any depth makes a reply unparseable too: Python's `json`
+would keep the last one, so `{"pass": false, "pass": true, "issues": []}` would read as a pass.
+The one leniency is a Markdown code fence around the JSON, which models add even when told not
+to and which carries no meaning.
 """
 from __future__ import annotations
 
@@ -20,6 +22,15 @@ class ReplyError(ValueError):
     """A reply that does not parse; the message says what was wrong, for the record and a retry."""
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ReplyError(f"the reply gives the key {key[:60]!r} twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
 def _json_object(text: str) -> dict:
     body = (text or "").strip()
     fenced = _FENCE.match(body)
@@ -28,7 +39,7 @@ def _json_object(text: str) -> dict:
     if not body:
         raise ReplyError("the reply is empty")
     try:
-        value = json.loads(body)
+        value = json.loads(body, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(value, dict):

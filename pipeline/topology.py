@@ -1,4 +1,4 @@
-"""The topology: which provider, model and reasoning effort serves each role (SPEC 9)."""
+"""The topology: which provider, model and reasoning effort serves each role."""
 from __future__ import annotations
 
 import json
@@ -26,10 +26,14 @@ class RoleConfig(BaseModel):
     path: str | None = None
     base_url: str | None = Field(default=None, max_length=500)
     max_tokens: int | None = Field(default=None, ge=1)
-    #: What an OpenAI-compatible endpoint accepts, e.g. {"reasoning_effort": false} for a model
-    #: that rejects the parameter, {"structured_output": "json_object"}, {"max_tokens_field":
-    #: "max_completion_tokens"}; see pipeline.providers.openai_compat.EndpointProfile.
-    profile: dict | None = None
+    #: What the endpoint accepts: a profile's name ("llamacpp"), per-field overrides of the
+    #: provider's default profile ({"structured_output": "json_object"}), or both ({"name":
+    #: "litellm", "effort_field": "reasoning_effort"}); see pipeline/providers/profiles.py.
+    profile: str | dict | None = None
+    #: Calls in flight at once at this endpoint, across every run of the process (default: the
+    #: profile's), and transport retries after a failed attempt (default: the profile's).
+    concurrency: int | None = Field(default=None, ge=1, le=64)
+    retries: int | None = Field(default=None, ge=0, le=10)
 
     @model_validator(mode="after")
     def _required_fields(self) -> RoleConfig:
@@ -48,11 +52,25 @@ class RoleConfig(BaseModel):
                                  "put the key in OPENAI_API_KEY or OPENROUTER_API_KEY")
         if self.provider in ("openrouter", "openai") and not self.model:
             raise ValueError(f'a {self.provider} provider needs "model"')
+        if self.provider in ("openrouter", "openai"):
+            _check_profile(self)
         if self.provider == "offline" and not self.model:
             self.model = "beyond-offline-1"
         if self.provider == "scripted" and not self.model:
             self.model = "scripted"
         return self
+
+
+def _check_profile(cfg: RoleConfig) -> None:
+    """A profile name or override that does not resolve is a topology error, caught when the
+    topology is read rather than when a run starts."""
+    # Imported here: the providers package imports this module.
+    from pipeline.providers.profiles import ProfileError, resolve_profile
+
+    try:
+        resolve_profile(cfg.provider, cfg.profile, concurrency=cfg.concurrency, retries=cfg.retries)
+    except ProfileError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class Topology(BaseModel):

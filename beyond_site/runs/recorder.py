@@ -121,15 +121,15 @@ class EventRecorder:
         self._add_warnings(p.warning)
 
     def _on_model_call(self, p: ev.ModelCall, row: RunEvent) -> None:
-        usage = p.usage or {}
+        usage = p.usage or {}  # None: not reported, stored as nulls (never as a free zero)
         ModelCall.objects.create(
             run=self.run, role=p.role, step_index=p.step, attempt=p.attempt,
             # Provider-supplied strings are cut to their columns: an odd reply must not stop the record.
             provider=p.provider[:20], model=p.model[:200], model_served=_cut(p.model_served, 200),
-            effort=p.effort[:10], latency_s=p.latency_s or 0,
-            input_tokens=usage.get("input", 0), cache_read_tokens=usage.get("cache_read", 0),
-            cache_write_tokens=usage.get("cache_write", 0), output_tokens=usage.get("output", 0),
-            reasoning_tokens=usage.get("reasoning", 0), cost=p.cost,
+            effort=_cut(p.effort, 10), latency_s=p.latency_s or 0,
+            input_tokens=usage.get("input"), cache_read_tokens=usage.get("cache_read"),
+            cache_write_tokens=usage.get("cache_write"), output_tokens=usage.get("output"),
+            reasoning_tokens=usage.get("reasoning"), cost=p.cost, cost_source=_cut(p.cost_source, 10),
             transport_retries=p.transport_retries or 0, finish_reason=_cut(p.finish_reason, 40),
             error=p.error, context=ContextRecord.objects.get(sha256=p.context) if p.context else None,
         )

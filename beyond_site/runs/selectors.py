@@ -36,6 +36,14 @@ def step_dict(step: Step) -> dict:
     }
 
 
+def usage_of(call) -> dict | None:
+    """A call's token usage, or None when the endpoint did not report it."""
+    if call.input_tokens is None and call.output_tokens is None:
+        return None
+    return {"input": call.input_tokens, "cache_read": call.cache_read_tokens, "cache_write": call.cache_write_tokens,
+            "output": call.output_tokens, "reasoning": call.reasoning_tokens}
+
+
 def run_events(run: Run) -> list[RunEvent]:
     return list(RunEvent.objects.filter(run=run).order_by("seq"))
 
@@ -71,9 +79,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         "model_calls": [
             {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
              "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s,
-             "usage": {"input": c.input_tokens, "cache_read": c.cache_read_tokens, "cache_write": c.cache_write_tokens,
-                       "output": c.output_tokens, "reasoning": c.reasoning_tokens},
-             "cost": c.cost, "transport_retries": c.transport_retries, "finish_reason": c.finish_reason,
+             "usage": usage_of(c), "cost": c.cost, "cost_source": c.cost_source, "transport_retries": c.transport_retries, "finish_reason": c.finish_reason,
              "error": c.error, "context": c.context.sha256 if c.context_id else None}
             for c in run.model_calls.select_related("context").order_by("id")
         ],

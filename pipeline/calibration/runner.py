@@ -127,11 +127,11 @@ async def _verify(provider: Provider, request: CompletionRequest, draft_id: str,
     except Exception as exc:  # a provider bug is this call's failure, not the calibration's
         return CallResult(draft_id, contract, ERROR, error=f"crash: {type(exc).__name__}",
                           latency_s=round(time.monotonic() - started, 4))
-    usage = completion.usage
+    usage = completion.usage  # None: the endpoint did not report it
     common = dict(raw=completion.text, latency_s=round(completion.latency_s or time.monotonic() - started, 4),
                   usage={"input": usage.input, "cache_read": usage.cache_read, "cache_write": usage.cache_write,
-                         "output": usage.output, "reasoning": usage.reasoning},
-                  cost=usage.cost, model_served=completion.model_served)
+                         "output": usage.output, "reasoning": usage.reasoning} if usage else None,
+                  cost=completion.cost, model_served=completion.model_served)
     try:
         verdict = parse_verdict(completion.text)
     except ReplyError as exc:

@@ -45,14 +45,18 @@ class CompletionRequest:
 
 @dataclass
 class Usage:
-    """Token usage in disjoint buckets, plus cost in USD when the provider reports it."""
+    """Token usage as the endpoint reported it, in disjoint buckets."""
 
     input: int = 0
     cache_read: int = 0
     cache_write: int = 0
     output: int = 0
     reasoning: int = 0
-    cost: float | None = None
+
+
+#: `reported`: the endpoint says it is the charge (OpenRouter's usage.cost); `estimated`: a
+#: gateway's own figure (LiteLLM's price table), which may differ from what is billed.
+CostSource = Literal["reported", "estimated"]
 
 
 @dataclass
@@ -61,7 +65,11 @@ class Completion:
     finish_reason: str | None = None
     reasoning: str = ""
     refusal: str | None = None
-    usage: Usage = field(default_factory=Usage)
+    #: None when the endpoint reported no usage: unknown, which is not the same as zero.
+    usage: Usage | None = None
+    #: In USD; None when the endpoint gave no figure.
+    cost: float | None = None
+    cost_source: CostSource | None = None
     model_served: str | None = None
     provider: str = ""
     latency_s: float = 0.0

@@ -1,45 +1,37 @@
 """A provider for any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, llama.cpp).
 
-The transport (auth, streaming, retries) lives in `OpenAICompatibleProvider`; what differs between
-endpoints lives in an `EndpointProfile` (capabilities) and in a few small hook methods a subclass
-overrides (`apply_effort`, `apply_structured_output`, `extra_body`, `error_message`, `note_choice`,
-`map_usage`), as `openrouter.py` does. No call site asks which vendor it is talking to.
+The transport (auth, streaming, retries, the endpoint's concurrency limit) lives in
+`OpenAICompatibleProvider`; what differs between endpoints lives in an `EndpointProfile`
+(profiles.py: declared data) and in a few small hook methods a subclass overrides
+(`apply_structured_output`, `extra_body`, `error_message`, `note_choice`, `map_usage`), as
+`openrouter.py` does. No call site asks which vendor it is talking to.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
+from pipeline.providers.limits import endpoint_slot
+from pipeline.providers.profiles import EndpointProfile
+from pipeline.providers.schema_forms import grammar_friendly, is_strict_compatible
 from pipeline.providers.sse import DONE, iter_sse_data
+from pipeline.redaction import Redactor
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-class EndpointProfile(BaseModel):
-    """What an endpoint can do; a capability is declared here, never sniffed from its name."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    #: `json_schema` where the endpoint enforces a schema; some only know `json_object`.
-    structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
-    #: Send `reasoning_effort`; off for endpoints that reject unknown parameters.
-    reasoning_effort: bool = True
-    stream: bool = True
-    #: OpenAI's reasoning models want `max_completion_tokens`.
-    max_tokens_field: str = "max_tokens"
 
 
 class ProviderOptions(BaseModel):
@@ -47,7 +39,8 @@ class ProviderOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_retries: int = Field(default=3, ge=0)
+    #: None: the profile's `retries`.
+    max_retries: int | None = Field(default=None, ge=0)
     backoff_base_s: float = Field(default=1.0, ge=0)
     backoff_max_s: float = Field(default=30.0, ge=0)
     #: Fraction of a backoff delay that is randomised, so parallel steps do not retry in lockstep.
@@ -59,7 +52,8 @@ class ProviderOptions(BaseModel):
     #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run.
     attempt_timeout_s: float = Field(default=900.0, gt=0)
     default_max_tokens: int | None = Field(default=None, ge=1)
-    #: Added to max_tokens because reasoning tokens count against it (DESIGN-NOTES, Providers).
+    #: Added to max_tokens when the effort is sent: reasoning tokens count against the limit, and
+    #: a reasoning model given a tight one spends it all thinking and answers nothing.
     reasoning_headroom: dict[str, int] = Field(
         default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
 
@@ -68,10 +62,12 @@ class _AttemptFailed(Exception):
     """One attempt's failure, before the retry loop decides whether it is final."""
 
     def __init__(self, kind: str, message: str, *, retryable: bool, status: int | None = None,
-                 retry_after_s: float | None = None):
+                 retry_after_s: float | None = None, note: str | None = None):
         super().__init__(message)
         self.kind, self.message, self.retryable = kind, message, retryable
         self.status, self.retry_after_s = status, retry_after_s
+        #: Added to the message should this failure be the final one.
+        self.note = note
 
 
 @dataclass
@@ -107,28 +103,14 @@ def parse_retry_after(value: str | None, cap_s: float) -> float | None:
     return min(max(seconds, 0.0), cap_s)
 
 
-def is_strict_compatible(schema: Any) -> bool:
-    """True when every object in the schema closes its properties and requires them all.
-
-    OpenAI's strict mode rejects any other schema with a 400, so strict is asked only when it
-    would be accepted.
-    """
-    if isinstance(schema, list):
-        return all(is_strict_compatible(s) for s in schema)
-    if not isinstance(schema, dict):
-        return True
-    if schema.get("type") == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
-            return False
-    return all(is_strict_compatible(v) for k, v in schema.items() if k not in ("required", "enum", "const"))
-
-
 class OpenAICompatibleProvider:
     """Chat completions over one reusable `httpx.AsyncClient`, with transport retries.
 
     Safe to share across concurrent requests; call `aclose()` when done. The API key goes into
-    the Authorization header only: never into logs, exceptions or `Completion.raw`.
+    the Authorization header only. It and every other configured secret (`redactor`) are blanked
+    from what the endpoint sends back: reply text, reasoning, raw fields and error messages.
+    `no_key_note` says why no key was sent, when none was; it is added to the final error of a
+    401, a 403 or a bare 5xx, where a missing key is the likely cause.
     """
 
     offline = False
@@ -136,12 +118,15 @@ class OpenAICompatibleProvider:
     def __init__(self, base_url: str, *, api_key: str | None = None, name: str = "openai",
                  model: str = "", profile: EndpointProfile | None = None,
                  options: ProviderOptions | None = None, headers: Mapping[str, str] | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep):
+                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep,
+                 redactor: Redactor | None = None, no_key_note: str | None = None):
         self.name = name
         self.model = model
         self.profile = profile or EndpointProfile()
         self.options = options or ProviderOptions()
-        self._api_key = api_key
+        self.max_retries = self.profile.retries if self.options.max_retries is None else self.options.max_retries
+        self._redactor = (redactor or Redactor()).with_secrets(api_key)
+        self._no_key_note = None if api_key else no_key_note
         self._sleep = sleep
         all_headers = {"Accept": "application/json, text/event-stream", **(headers or {})}
         if api_key:
@@ -151,24 +136,32 @@ class OpenAICompatibleProvider:
         self._client = httpx.AsyncClient(base_url=base_url, headers=all_headers, timeout=timeout,
                                          transport=transport)
 
+    def effort_sent(self, request: CompletionRequest) -> str | None:
+        """The reasoning effort this endpoint is actually asked for (None: its profile sends none),
+        so the call record says what was sent, not what the topology wished."""
+        return request.effort if self.profile.effort_field else None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, base_url={str(self._client.base_url)!r})"
 
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    # --- hooks a vendor subclass may override -------------------------------------------------
+    def endpoint_key(self, model: str) -> str:
+        """What one concurrency limit covers: the server, or one model on it."""
+        base = str(self._client.base_url).rstrip("/")
+        return base if self.profile.limit_per == "server" else f"{base} {model}"
 
-    def apply_effort(self, body: dict, effort: str) -> None:
-        if self.profile.reasoning_effort:
-            body["reasoning_effort"] = effort
+    # --- hooks a vendor subclass may override -------------------------------------------------
 
     def apply_structured_output(self, body: dict, request: CompletionRequest) -> None:
         mode = self.profile.structured_output
+        schema = grammar_friendly(request.json_schema)
         if mode == "json_schema":
-            schema = request.json_schema
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema_name, "schema": schema, "strict": is_strict_compatible(schema)}}
+        elif mode == "json_object_with_schema":
+            body["response_format"] = {"type": "json_object", "schema": schema}
         elif mode == "json_object":
             body["response_format"] = {"type": "json_object"}
 
@@ -190,44 +183,44 @@ class OpenAICompatibleProvider:
     def note_choice(self, choice: dict, state: ReplyState) -> None:
         """Record vendor extras of a choice in `state.extras`; nothing for plain endpoints."""
 
-    def map_usage(self, usage: dict | None) -> Usage:
-        """Map reported usage to disjoint buckets: cached and reasoning tokens are not counted twice."""
+    def map_usage(self, usage: dict | None) -> Usage | None:
+        """Map reported usage to disjoint buckets (cached and reasoning tokens are not counted
+        twice); None when the endpoint reported none."""
         if not usage:
-            return Usage()
+            return None
         prompt_details = usage.get("prompt_tokens_details") or {}
         completion_details = usage.get("completion_tokens_details") or {}
         cache_read = _int(prompt_details.get("cached_tokens")) or _int(usage.get("prompt_cache_hit_tokens"))
         cache_write = _int(prompt_details.get("cache_write_tokens")) or _int(usage.get("cache_write_tokens"))
         reasoning = _int(completion_details.get("reasoning_tokens"))
-        cost = usage.get("cost")
         return Usage(
             input=max(_int(usage.get("prompt_tokens")) - cache_read - cache_write, 0),
             cache_read=cache_read,
             cache_write=cache_write,
             output=max(_int(usage.get("completion_tokens")) - reasoning, 0),
             reasoning=reasoning,
-            cost=float(cost) if isinstance(cost, (int, float)) else None,
         )
 
     # --- request ------------------------------------------------------------------------------
 
     def build_body(self, request: CompletionRequest) -> dict:
-        """The JSON body for one request; hooks add what the endpoint needs."""
+        """The JSON body for one request; the profile and the hooks add what the endpoint needs."""
+        profile = self.profile
         body: dict[str, Any] = {
             "model": request.model or self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "stream": profile.stream,
         }
-        if self.profile.stream:
-            body["stream"] = True
+        if profile.stream and profile.stream_usage:
             body["stream_options"] = {"include_usage": True}
-        else:
-            body["stream"] = False
-        self.apply_effort(body, request.effort)
+        if profile.effort_field:
+            _set_dotted(body, profile.effort_field, request.effort)
         max_tokens = request.max_tokens or self.options.default_max_tokens
         if max_tokens:
-            headroom = self.options.reasoning_headroom.get(request.effort, 0)
-            body[self.profile.max_tokens_field] = max_tokens + headroom
-        if request.json_schema is not None:
+            # Reasoning tokens count against the limit; an effort not sent reasons not at all.
+            headroom = self.options.reasoning_headroom.get(request.effort, 0) if profile.effort_field else 0
+            body[profile.max_tokens_field] = max_tokens + headroom
+        if request.json_schema is not None and profile.structured_output != "none":
             self.apply_structured_output(body, request)
         self.extra_body(body, request)
         return body
@@ -235,12 +228,14 @@ class OpenAICompatibleProvider:
     async def complete(self, request: CompletionRequest) -> Completion:
         """Run one request, retrying transport failures; raise RetryableError/PermanentError at the end."""
         body = self.build_body(request)
+        endpoint = self.endpoint_key(body["model"])
         started = time.monotonic()
         retries = 0
         while True:
             try:
-                async with asyncio.timeout(self.options.attempt_timeout_s):
-                    completion = await self._attempt(body)
+                async with endpoint_slot(endpoint, self.profile.concurrency):
+                    async with asyncio.timeout(self.options.attempt_timeout_s):
+                        completion = await self._attempt(body)
                 completion.transport_retries = retries
                 completion.latency_s = time.monotonic() - started
                 return completion
@@ -249,14 +244,15 @@ class OpenAICompatibleProvider:
                                          f"{self.options.attempt_timeout_s:g}s", retryable=True)
             except _AttemptFailed as exc:
                 failure = exc
-            if not failure.retryable or retries >= self.options.max_retries:
+            if not failure.retryable or retries >= self.max_retries:
                 error_class = RetryableError if failure.retryable else PermanentError
-                raise error_class(failure.kind, failure.message, status=failure.status,
+                message = f"{failure.message}; {failure.note}" if failure.note else failure.message
+                raise error_class(failure.kind, message, status=failure.status,
                                   transport_retries=retries, latency_s=time.monotonic() - started) from None
             delay = self.retry_delay(retries, failure.retry_after_s)
             retries += 1
             log.warning("%s %s: %s; retry %d of %d in %.2fs", self.name, failure.kind, failure.message,
-                        retries, self.options.max_retries, delay)
+                        retries, self.max_retries, delay)
             await self._sleep(delay)
 
     def retry_delay(self, retries_so_far: int, retry_after_s: float | None) -> float:
@@ -286,15 +282,18 @@ class OpenAICompatibleProvider:
             # Refused connections and streams cut mid-way are worth another try.
             message = self._safe(f"{type(exc).__name__}: {exc}")
             raise _AttemptFailed("connection", message, retryable=True) from None
-        return self._completion(state)
+        return self._completion(state, response.headers)
 
     def _http_failure(self, response: httpx.Response) -> _AttemptFailed:
         status = response.status_code
         retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
         retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
-        detail = self.error_message(_json_or_none(response)) or response.reason_phrase or "no detail"
-        return _AttemptFailed(f"http_{status}", self._safe(f"HTTP {status} from {self.name}: {detail}"),
-                              retryable=retryable, status=status, retry_after_s=retry_after)
+        detail = self.error_message(_json_or_none(response))
+        # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
+        missing_key = status in (401, 403) or (status >= 500 and not detail)
+        message = self._safe(f"HTTP {status} from {self.name}: {detail or response.reason_phrase or 'no detail'}")
+        return _AttemptFailed(f"http_{status}", message, retryable=retryable, status=status, retry_after_s=retry_after,
+                              note=self._no_key_note if missing_key else None)
 
     async def _read_stream(self, response: httpx.Response) -> ReplyState:
         state = ReplyState()
@@ -310,8 +309,13 @@ class OpenAICompatibleProvider:
             self._absorb(chunk, state)
         if not state.saw_choice:
             raise _AttemptFailed("bad_response", f"{self.name} streamed no choices", retryable=True)
-        if not state.done and state.finish_reason is None:
-            raise _AttemptFailed("bad_response", f"{self.name} stream ended before it finished", retryable=True)
+        if state.finish_reason is None:
+            # A server that cuts a reply short (closing the connection, or sending [DONE] as
+            # llama-cpp-python does when another request interrupts it) gives no finish reason:
+            # what arrived is a fragment, never a complete draft or verdict.
+            how = "[DONE] arrived" if state.done else "the connection closed"
+            raise _AttemptFailed("incomplete", f"{self.name}'s stream ended without a finish reason ({how})",
+                                 retryable=True)
         return state
 
     def _read_json(self, response: httpx.Response) -> ReplyState:
@@ -355,26 +359,52 @@ class OpenAICompatibleProvider:
             raise _AttemptFailed("provider_error", f"{self.name} ended the reply with an error", retryable=True)
         self.note_choice(choice, state)
 
-    def _completion(self, state: ReplyState) -> Completion:
+    def _completion(self, state: ReplyState, headers: httpx.Headers) -> Completion:
+        served = next((headers[h] for h in self.profile.served_model_headers if headers.get(h)), None)
+        cost, cost_source = self._cost(state.usage, headers)
         raw = {"id": state.id, "model": state.model, "provider": state.provider,
                "finish_reason": state.finish_reason,
                "usage": state.usage, "chunks": state.chunks, **state.extras}
+        redact = self._redactor.redact
         return Completion(
-            text="".join(state.text),
+            text=redact("".join(state.text)),
             finish_reason=state.finish_reason,
-            reasoning="".join(state.reasoning),
-            refusal="".join(state.refusal) or None,
+            reasoning=redact("".join(state.reasoning)),
+            refusal=redact("".join(state.refusal)) or None,
             usage=self.map_usage(state.usage),
-            model_served=state.model,
-            provider=state.provider or self.name,
-            raw=raw,
+            cost=cost,
+            cost_source=cost_source,
+            model_served=redact(served or state.model or "") or None,
+            provider=redact(state.provider or self.name),
+            raw=self._redactor.redact_data(raw),
         )
 
+    def _cost(self, usage: dict | None, headers: httpx.Headers) -> tuple[float | None, str | None]:
+        """The charge the endpoint reports in its usage, else the gateway's estimate in a header."""
+        reported = (usage or {}).get("cost")
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool):
+            return float(reported), "reported"
+        if self.profile.cost_header:
+            try:
+                estimate = float(headers.get(self.profile.cost_header, ""))
+            except ValueError:
+                return None, None
+            if math.isfinite(estimate):
+                return estimate, "estimated"
+        return None, None
+
     def _safe(self, text: str, limit: int = 600) -> str:
-        """Cut a message to size and blank out the API key should a server ever echo it."""
-        if self._api_key:
-            text = text.replace(self._api_key, "[redacted]")
+        """Blank out every configured secret, should a server ever echo one, and cut to size."""
+        text = self._redactor.redact(text)
         return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _set_dotted(body: dict, path: str, value: Any) -> None:
+    """`reasoning.effort` sets body["reasoning"]["effort"]."""
+    *parents, leaf = path.split(".")
+    for key in parents:
+        body = body.setdefault(key, {})
+    body[leaf] = value
 
 
 def _reasoning_text(part: dict) -> str:

@@ -7,19 +7,16 @@ from typing import Any
 import httpx
 
 from pipeline.providers.base import CompletionRequest
-from pipeline.providers.openai_compat import (
-    EndpointProfile,
-    OpenAICompatibleProvider,
-    ProviderOptions,
-    ReplyState,
-    Sleep,
-)
+from pipeline.providers.openai_compat import OpenAICompatibleProvider, ProviderOptions, ReplyState, Sleep
+from pipeline.providers.profiles import PROFILES, EndpointProfile
+from pipeline.redaction import Redactor
 
 DEFAULT_BASE_URL = "https://openrouter.ai/api/v1"
 
 
 class OpenRouterProvider(OpenAICompatibleProvider):
-    """OpenRouter's chat completions: `reasoning.effort`, usage with cost, sticky sessions.
+    """OpenRouter's chat completions: usage with cost, sticky sessions, upstream error details
+    (its `reasoning.effort` comes from the `openrouter` profile).
 
     `referer` and `title` become the optional `HTTP-Referer` and `X-Title` attribution headers.
     """
@@ -27,17 +24,16 @@ class OpenRouterProvider(OpenAICompatibleProvider):
     def __init__(self, *, api_key: str, base_url: str = DEFAULT_BASE_URL, model: str = "",
                  options: ProviderOptions | None = None, profile: EndpointProfile | None = None,
                  referer: str | None = None, title: str | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep):
+                 transport: httpx.AsyncBaseTransport | None = None, sleep: Sleep = asyncio.sleep,
+                 redactor: Redactor | None = None):
         headers = {}
         if referer:
             headers["HTTP-Referer"] = referer
         if title:
             headers["X-Title"] = title
-        super().__init__(base_url, api_key=api_key, name="openrouter", model=model, profile=profile,
-                         options=options, headers=headers, transport=transport, sleep=sleep)
-
-    def apply_effort(self, body: dict, effort: str) -> None:
-        body["reasoning"] = {"effort": effort}
+        super().__init__(base_url, api_key=api_key, name="openrouter", model=model,
+                         profile=profile or PROFILES["openrouter"], options=options, headers=headers,
+                         transport=transport, sleep=sleep, redactor=redactor)
 
     def apply_structured_output(self, body: dict, request: CompletionRequest) -> None:
         super().apply_structured_output(body, request)

@@ -8,10 +8,10 @@ from collections.abc import Mapping
 import httpx
 
 from pipeline.providers.base import Provider
-from pydantic import ValidationError
-
-from pipeline.providers.openai_compat import EndpointProfile, OpenAICompatibleProvider, ProviderOptions
+from pipeline.providers.openai_compat import OpenAICompatibleProvider, ProviderOptions
 from pipeline.providers.openrouter import DEFAULT_BASE_URL, OpenRouterProvider
+from pipeline.providers.profiles import ProfileError, resolve_profile
+from pipeline.redaction import Redactor
 from pipeline.topology import RoleConfig, TopologyError
 
 
@@ -41,9 +41,10 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
     # --- HTTP providers ---
     options = ProviderOptions(default_max_tokens=cfg.max_tokens)
     try:
-        profile = EndpointProfile(**cfg.profile) if cfg.profile else None
-    except (TypeError, ValidationError) as exc:
-        raise TopologyError(f"invalid endpoint profile for {cfg.model}: {exc}") from None
+        profile = resolve_profile(cfg.provider, cfg.profile, concurrency=cfg.concurrency, retries=cfg.retries)
+    except ProfileError as exc:
+        raise TopologyError(f"{cfg.model}: {exc}") from None
+    redactor = Redactor.from_env(env)
     if cfg.provider == "openrouter":
         api_key = env.get("OPENROUTER_API_KEY", "").strip()
         if not api_key:
@@ -55,13 +56,21 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
             raise TopologyError("an openrouter role cannot use another base_url than OPENROUTER_BASE_URL")
         return OpenRouterProvider(api_key=api_key, base_url=base_url,
                                   model=cfg.model, options=options, profile=profile, title="Beyond",
-                                  transport=transport)
+                                  transport=transport, redactor=redactor)
     if cfg.provider == "openai":
         # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all. The
         # operator's key goes only to the endpoints the operator named in OPENAI_BASE_URL, never
         # to a URL a topology chose.
         keyed = {_origin(u) for u in env.get("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE_URL).split(",") if u.strip()}
-        api_key = (env.get("OPENAI_API_KEY", "").strip() or None) if _origin(cfg.base_url) in keyed else None
+        operator_key = env.get("OPENAI_API_KEY", "").strip() or None
+        listed = _origin(cfg.base_url) in keyed
+        api_key = operator_key if listed else None
+        if operator_key and not listed:
+            no_key_note = (f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is only sent to "
+                           "the endpoints listed in OPENAI_BASE_URL")
+        else:
+            no_key_note = f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is not set"
         return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
-                                        options=options, profile=profile, transport=transport)
+                                        options=options, profile=profile, transport=transport,
+                                        redactor=redactor, no_key_note=no_key_note)
     raise TopologyError(f"unknown provider {cfg.provider!r}")

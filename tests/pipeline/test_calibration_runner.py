@@ -51,7 +51,7 @@ class Replies:
             text = self.reply(request)
             if isinstance(text, Exception):
                 raise text
-            return Completion(text=text, finish_reason="stop", usage=Usage(input=100, output=20, cost=self.cost),
+            return Completion(text=text, finish_reason="stop", usage=Usage(input=100, output=20), cost=self.cost,
                               latency_s=0.5)
         finally:
             self.in_flight -= 1

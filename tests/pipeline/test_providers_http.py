@@ -10,95 +10,15 @@ import json
 import logging
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
-from pathlib import Path
 
 import httpx
 import pytest
-import yaml
 
-from pipeline.providers.base import CompletionRequest, Message, PermanentError, RetryableError
-from pipeline.providers.openai_compat import EndpointProfile, OpenAICompatibleProvider, ProviderOptions
+from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.openrouter import OpenRouterProvider
-
-# Real OpenRouter, OpenAI, Ollama and DeepSeek payloads recorded by pydantic-ai (MIT, see LICENSE there).
-RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "llm-recordings"
-
-API_KEY = "sk-or-v1-TEST-SECRET-0123456789abcdef"
-FAST = ProviderOptions(max_retries=2, backoff_base_s=0.01, jitter=0)
-
-
-def interactions(name: str) -> list[dict]:
-    return yaml.safe_load((RECORDINGS / f"{name}.yaml").read_text())["interactions"]
-
-
-def recorded_response(interaction: dict) -> httpx.Response:
-    """The recorded reply as httpx would receive it: status, content type and body."""
-    recorded = interaction["response"]
-    headers = {k: v[0] for k, v in (recorded.get("headers") or {}).items() if k == "content-type"}
-    if "body" in recorded:
-        content = recorded["body"]["string"].encode()
-    else:
-        content = json.dumps(recorded["parsed_body"]).encode()
-    return httpx.Response(recorded["status"]["code"], headers=headers, content=content)
-
-
-def sse(*chunks: dict | str) -> httpx.Response:
-    """A streamed reply made of the given chunks (dicts become `data:` JSON lines)."""
-    lines = [c if isinstance(c, str) else f"data: {json.dumps(c)}" for c in chunks]
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content="\n\n".join(lines) + "\n\n")
-
-
-def chunk(content: str = "", finish_reason: str | None = None, **extra) -> dict:
-    return {"model": "m-served", "choices": [{"index": 0, "delta": {"content": content},
-                                              "finish_reason": finish_reason}], **extra}
-
-
-OK_STREAM = (chunk("fine"), chunk("", "stop"), "data: [DONE]")
-
-
-class Replay:
-    """A MockTransport handler that serves responses (or raises exceptions) in order."""
-
-    def __init__(self, *responses):
-        self.responses = list(responses)
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        item = self.responses.pop(0)
-        if isinstance(item, type) and issubclass(item, Exception):
-            raise item("simulated", request=request)
-        return item
-
-    @property
-    def bodies(self) -> list[dict]:
-        return [json.loads(r.content) for r in self.requests]
-
-
-class Sleeps(list):
-    """Stands in for asyncio.sleep and remembers each computed delay."""
-
-    async def __call__(self, seconds: float) -> None:
-        self.append(seconds)
-
-
-def openrouter(replay: Replay, sleeps: Sleeps | None = None, **options) -> OpenRouterProvider:
-    opts = FAST.model_copy(update=options)
-    return OpenRouterProvider(api_key=API_KEY, transport=httpx.MockTransport(replay), options=opts,
-                              sleep=Sleeps() if sleeps is None else sleeps,
-                              title="Beyond", referer="https://beyond.test")
-
-
-def compat(replay: Replay, base_url: str, sleeps: Sleeps | None = None, api_key: str | None = API_KEY,
-           **kwargs) -> OpenAICompatibleProvider:
-    return OpenAICompatibleProvider(base_url, api_key=api_key, transport=httpx.MockTransport(replay),
-                                    options=kwargs.pop("options", FAST),
-                                    sleep=Sleeps() if sleeps is None else sleeps, **kwargs)
-
-
-def ask(model: str = "some/model", text: str = "What is 2+2?", **kwargs) -> CompletionRequest:
-    return CompletionRequest(role="executor", model=model, messages=(Message("user", text),), **kwargs)
-
+from pipeline.providers.profiles import EndpointProfile
+from tests.pipeline.http_replay import (API_KEY, FAST, OK_STREAM, Replay, Sleeps, ask, chunk, compat, interactions,
+                                        openrouter, recorded_response, sse)
 
 def assert_key_only_in_auth_header(request: httpx.Request) -> None:
     assert request.headers["authorization"] == f"Bearer {API_KEY}"
@@ -126,7 +46,7 @@ async def test_it_streams_openrouter_reasoning_content_usage_and_served_model():
     assert result.raw["native_finish_reason"] == "stop"
     usage = result.usage
     assert (usage.input, usage.cache_read, usage.output, usage.reasoning) == (43, 0, 23, 13)
-    assert usage.cost == pytest.approx(0.000669)
+    assert result.cost == pytest.approx(0.000669) and result.cost_source == "reported"
     assert result.transport_retries == 0 and result.latency_s >= 0
 
     [request] = replay.requests
@@ -159,7 +79,7 @@ async def test_it_reads_a_non_streamed_openrouter_reply_with_effort_high():
     assert result.raw["native_finish_reason"] == "end_turn"
     usage = result.usage
     assert (usage.input, usage.cache_read, usage.cache_write, usage.output, usage.reasoning) == (43, 0, 0, 5, 48)
-    assert usage.cost == pytest.approx(0.000924)
+    assert result.cost == pytest.approx(0.000924) and result.cost_source == "reported"
 
 
 async def test_it_maps_openrouter_usage_with_and_without_cost():
@@ -172,9 +92,9 @@ async def test_it_maps_openrouter_usage_with_and_without_cost():
     assert without_cost.text.startswith("Brief summary")
     assert without_cost.reasoning.startswith("**Exploring Venus**")
     assert (without_cost.usage.input, without_cost.usage.output, without_cost.usage.reasoning) == (17, 811, 704)
-    assert without_cost.usage.cost is None
+    assert (without_cost.cost, without_cost.cost_source) == (None, None)
     assert (with_cost.usage.output, with_cost.usage.reasoning) == (2177 - 960, 960)
-    assert with_cost.usage.cost == pytest.approx(0.00435825)
+    assert with_cost.cost == pytest.approx(0.00435825) and with_cost.cost_source == "reported"
     assert with_cost.provider == "OpenAI"
 
 
@@ -405,7 +325,7 @@ async def test_it_maps_cached_and_cache_write_tokens_to_disjoint_buckets():
              "completion_tokens_details": {"reasoning_tokens": 200}}
     result = await openrouter(Replay(sse(chunk("x", "stop", usage=usage), "data: [DONE]"))).complete(ask())
     u = result.usage
-    assert (u.input, u.cache_read, u.cache_write, u.output, u.reasoning, u.cost) == (300, 600, 100, 100, 200, 0.01)
+    assert (u.input, u.cache_read, u.cache_write, u.output, u.reasoning, result.cost) == (300, 600, 100, 100, 200, 0.01)
 
 
 async def test_it_asks_openrouter_to_require_parameters_for_structured_output():

@@ -1,0 +1,151 @@
+"""Endpoint profiles: what each kind of OpenAI-compatible server accepts, as declared data.
+
+A role picks a profile by name (`"profile": "llamacpp"`), by name with per-field overrides
+(`"profile": {"name": "litellm", "structured_output": "json_object"}`), or by overrides alone
+(`"profile": {"structured_output": "json_object"}`: overrides of its provider's default profile).
+A profile is never guessed from a URL or a model name: servers that look alike behave differently
+(docs/model-servers.md says what each profile sends and why).
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipeline.schemas import describe_errors
+
+StructuredOutput = Literal["json_schema", "json_object_with_schema", "json_object", "none"]
+
+
+class ProfileError(ValueError):
+    """A profile name or override that cannot be used; the message says why."""
+
+
+class EndpointProfile(BaseModel):
+    """What an endpoint accepts and how it answers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "generic"
+    description: str = ""
+    #: How a JSON schema is asked for: `json_schema` (OpenAI's form), `json_object_with_schema`
+    #: (`{"type": "json_object", "schema": ...}`), `json_object` (JSON of any shape), or `none`.
+    #: Whatever is sent, the reply is validated after it arrives.
+    structured_output: StructuredOutput = "json_schema"
+    #: Body field for the reasoning effort, dotted for a nested one (`reasoning.effort`); None:
+    #: the effort is not sent, and no reasoning headroom is added to the token limit.
+    effort_field: str | None = "reasoning_effort"
+    max_tokens_field: str = "max_tokens"
+    stream: bool = True
+    #: Ask for usage in the stream's last chunk (`stream_options.include_usage`).
+    stream_usage: bool = True
+    #: Response headers naming the model that actually served the reply, most specific first;
+    #: they win over the body's `model`, which a gateway fills with its alias.
+    served_model_headers: tuple[str, ...] = ()
+    #: A response header carrying the gateway's own cost figure: recorded as an estimate.
+    cost_header: str | None = None
+    #: Calls in flight at once per endpoint in this process; None: no limit of ours.
+    concurrency: int | None = Field(default=None, ge=1)
+    #: What one limit covers: the whole server (it serves one request at a time whatever the
+    #: model name) or each model it serves.
+    limit_per: Literal["server", "model"] = "model"
+    #: The server retries failed upstream calls itself: our retries multiply with its own.
+    server_retries: bool = False
+    #: Transport retries of ours after the first attempt.
+    retries: int = Field(default=3, ge=0, le=10)
+
+
+PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
+    EndpointProfile(
+        name="generic",
+        description="Any OpenAI-compatible endpoint: the defaults when a role names no profile.",
+    ),
+    EndpointProfile(
+        name="openai",
+        description="OpenAI's API: strict JSON schemas, reasoning_effort, max_completion_tokens.",
+        max_tokens_field="max_completion_tokens",
+    ),
+    EndpointProfile(
+        name="openrouter",
+        description="OpenRouter: reasoning.effort, cost reported in the usage, sticky sessions.",
+        effort_field="reasoning.effort",
+    ),
+    EndpointProfile(
+        name="litellm",
+        description="LiteLLM proxy: retries on its own, names the model behind an alias in headers.",
+        # The proxy refuses reasoning_effort for models it knows cannot reason (HTTP 400); name
+        # the field in an override for a deployment that can.
+        effort_field=None,
+        # x-litellm-model-group repeats the alias the body already names; model-name is the
+        # deployment's model behind it.
+        served_model_headers=("x-litellm-model-name",),
+        cost_header="x-litellm-response-cost",
+        server_retries=True,
+        retries=1,
+    ),
+    EndpointProfile(
+        name="vllm",
+        description="vLLM: JSON schemas by guided decoding, batches many requests at once.",
+    ),
+    EndpointProfile(
+        name="ollama",
+        description="Ollama: JSON schemas, no effort (non-thinking models refuse it), one request at a time.",
+        effort_field=None,
+        concurrency=1,
+        retries=2,
+    ),
+    EndpointProfile(
+        name="llamacpp",
+        description="llama.cpp's llama-server: JSON schemas as grammars, one slot unless started with more.",
+        effort_field=None,
+        concurrency=1,
+        limit_per="server",
+        retries=2,
+    ),
+    EndpointProfile(
+        name="llama-cpp-python",
+        description="llama-cpp-python's server: schema inside json_object, one request at a time "
+                    "(a second cuts the first).",
+        structured_output="json_object_with_schema",
+        effort_field=None,
+        stream_usage=False,
+        concurrency=1,
+        limit_per="server",
+        retries=2,
+    ),
+)}
+
+#: The profile a role gets when it names none.
+DEFAULT_PROFILE = {"openrouter": "openrouter", "openai": "generic"}
+
+
+def profile_choices() -> list[tuple[str, str]]:
+    """(name, one-line description) of every profile, for a settings page's select."""
+    return [(p.name, p.description) for p in PROFILES.values()]
+
+
+def resolve_profile(provider: str, spec: str | dict | None, *, concurrency: int | None = None,
+                    retries: int | None = None) -> EndpointProfile:
+    """The profile a role's `"profile"` value names, with its overrides and the role's own
+    `concurrency` and `retries` applied; raise `ProfileError` with a clear message."""
+    overrides: dict[str, Any] = {}
+    if isinstance(spec, dict):
+        overrides = dict(spec)
+        name = overrides.pop("name", None) or DEFAULT_PROFILE.get(provider, "generic")
+    else:
+        name = spec or DEFAULT_PROFILE.get(provider, "generic")
+    if not isinstance(name, str) or name not in PROFILES:
+        raise ProfileError(f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}")
+    if concurrency is not None:
+        overrides["concurrency"] = concurrency
+    if retries is not None:
+        overrides["retries"] = retries
+    base = PROFILES[name]
+    if isinstance(overrides.get("reasoning_effort"), bool):
+        # Stored topologies say {"reasoning_effort": false} for "do not send the effort".
+        send = overrides.pop("reasoning_effort")
+        overrides.setdefault("effort_field", (base.effort_field or "reasoning_effort") if send else None)
+    try:
+        return EndpointProfile.model_validate({**base.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise ProfileError(f"invalid profile override for {name!r}: {describe_errors(exc, 5)}") from None

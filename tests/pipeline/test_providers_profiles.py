@@ -1,0 +1,199 @@
+"""Endpoint profiles: chosen by name in a topology, overridable per field, and what each sends."""
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from pipeline.parsing import ReplyError, parse_brief
+from pipeline.providers import build_role_providers
+from pipeline.providers.base import PermanentError
+from pipeline.providers.profiles import PROFILES, ProfileError, profile_choices, resolve_profile
+from pipeline.providers.registry import build_provider
+from pipeline.schemas import brief_json_schema, verdict_json_schema
+from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
+from tests import scripting
+from tests.pipeline.http_replay import OK_STREAM, Replay, ask, compat, llama_cpp_python, served, sse
+
+EXPECTED_NAMES = ["generic", "openai", "openrouter", "litellm", "vllm", "ollama", "llamacpp", "llama-cpp-python"]
+
+
+def every_role(**cfg) -> dict:
+    return {role: dict(cfg) for role in ROLES}
+
+
+def test_every_profile_is_listed_with_a_one_line_description():
+    choices = profile_choices()
+    assert [name for name, _ in choices] == EXPECTED_NAMES
+    for _, description in choices:
+        assert description and "\n" not in description and len(description) < 120
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("llamacpp", {"name": "llamacpp", "concurrency": 1, "effort_field": None}),
+    ({"structured_output": "json_object"}, {"name": "generic", "structured_output": "json_object"}),
+    ({"name": "litellm", "effort_field": "reasoning_effort"},
+     {"name": "litellm", "effort_field": "reasoning_effort", "retries": 1, "server_retries": True}),
+    ({"reasoning_effort": False, "stream": False}, {"name": "generic", "effort_field": None, "stream": False}),
+    (None, {"name": "generic"}),
+])
+def test_a_role_names_a_profile_overrides_one_or_both(spec, expected):
+    cfg = parse_topology(every_role(provider="openai", model="m", base_url="http://127.0.0.1:9/v1",
+                                    profile=spec)).planner
+    profile = resolve_profile(cfg.provider, cfg.profile)
+    assert {k: getattr(profile, k) for k in expected} == expected
+
+
+def test_openrouter_roles_default_to_the_openrouter_profile():
+    assert resolve_profile("openrouter", None).effort_field == "reasoning.effort"
+    assert resolve_profile("openrouter", {"reasoning_effort": True}).effort_field == "reasoning.effort"
+
+
+def test_role_level_concurrency_and_retries_win_over_the_profile():
+    profile = resolve_profile("openai", {"name": "ollama", "retries": 5}, concurrency=3, retries=0)
+    assert (profile.concurrency, profile.retries) == (3, 0)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("lamacpp", "unknown profile 'lamacpp'"),
+    ({"name": "nope"}, "unknown profile 'nope'"),
+    ({"structured_output": "yaml"}, "structured_output"),
+    ({"concurrency": 0}, "concurrency"),
+    ({"frobnicate": True}, "frobnicate"),
+])
+def test_a_bad_profile_is_a_topology_error_when_the_topology_is_read(spec, message):
+    with pytest.raises(TopologyError, match=message):
+        parse_topology(every_role(provider="openai", model="m", base_url="http://127.0.0.1:9/v1", profile=spec))
+    with pytest.raises(ProfileError):
+        resolve_profile("openai", spec)
+
+
+def test_role_concurrency_and_retries_are_bounded():
+    with pytest.raises(TopologyError, match="concurrency"):
+        parse_topology(every_role(provider="openai", model="m", base_url="http://x/v1", concurrency=0))
+    with pytest.raises(TopologyError, match="retries"):
+        parse_topology(every_role(provider="openai", model="m", base_url="http://x/v1", retries=-1))
+
+
+# --- what each profile sends ------------------------------------------------------------------
+
+async def sent_body(profile_name: str, **request) -> dict:
+    replay = Replay(sse(*OK_STREAM))
+    provider = compat(replay, "http://127.0.0.1:9/v1", api_key=None, profile=PROFILES[profile_name])
+    await provider.complete(ask(**request))
+    return replay.bodies[0]
+
+
+VERDICT = dict(json_schema=verdict_json_schema(), schema_name="verdict")
+
+
+@pytest.mark.parametrize("name, effort_sent, tokens_field, format_type, stream_options", [
+    ("generic", {"reasoning_effort": "high"}, "max_tokens", "json_schema", True),
+    ("openai", {"reasoning_effort": "high"}, "max_completion_tokens", "json_schema", True),
+    ("openrouter", {"reasoning": {"effort": "high"}}, "max_tokens", "json_schema", True),
+    ("litellm", {}, "max_tokens", "json_schema", True),
+    ("vllm", {"reasoning_effort": "high"}, "max_tokens", "json_schema", True),
+    ("ollama", {}, "max_tokens", "json_schema", True),
+    ("llamacpp", {}, "max_tokens", "json_schema", True),
+    ("llama-cpp-python", {}, "max_tokens", "json_object", False),
+])
+async def test_what_each_profile_sends(name, effort_sent, tokens_field, format_type, stream_options):
+    body = await sent_body(name, effort="high", max_tokens=2000, **VERDICT)
+    assert {k: body[k] for k in ("reasoning_effort", "reasoning") if k in body} == effort_sent
+    assert body[tokens_field] == (2000 + 16384 if effort_sent else 2000)
+    assert body["response_format"]["type"] == format_type
+    assert ("stream_options" in body) is stream_options
+
+
+async def test_with_the_effort_not_sent_max_tokens_gets_no_reasoning_headroom():
+    """A planner set to 2000 tokens sends 2000, not 2000 + the headroom for effort high."""
+    body = await sent_body("litellm", effort="high", max_tokens=2000)
+    assert body["max_tokens"] == 2000 and "reasoning_effort" not in body
+
+
+async def test_llama_cpp_python_gets_its_schema_inside_json_object():
+    body = await sent_body("llama-cpp-python", **VERDICT)
+    assert body["response_format"]["type"] == "json_object"
+    assert body["response_format"]["schema"]["required"] == ["pass", "issues"]
+    recorded = llama_cpp_python("json_object_with_schema")
+    assert recorded["request"]["response_format"]["type"] == "json_object" and recorded["status"] == 200
+
+
+async def test_the_json_schema_form_is_what_llama_cpp_python_refuses_with_a_500():
+    """The recorded 500: why its profile never sends the json_schema form."""
+    refused = llama_cpp_python("json_schema_refused")
+    assert refused["request"]["response_format"]["type"] == "json_schema"
+    replay = Replay(*[served(refused)] * 3)
+    provider = compat(replay, "http://127.0.0.1:9/v1", api_key=None)
+    with pytest.raises(Exception, match="HTTP 500"):
+        await provider.complete(ask(**VERDICT))
+
+
+async def test_a_profile_without_structured_output_sends_no_response_format():
+    replay = Replay(sse(*OK_STREAM))
+    provider = compat(replay, "http://127.0.0.1:9/v1", profile=resolve_profile("openai", {"structured_output": "none"}))
+    await provider.complete(ask(**VERDICT))
+    assert "response_format" not in replay.bodies[0]
+
+
+# --- grammar-friendly schemas ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["generic", "llamacpp", "llama-cpp-python"])
+async def test_the_brief_schema_as_sent_has_no_length_or_count_bounds(name):
+    assert "maxLength" in json.dumps(brief_json_schema())  # the bounds exist...
+    body = await sent_body(name, json_schema=brief_json_schema(), schema_name="reasoning_brief")
+    sent = json.dumps(body["response_format"])
+    for keyword in ("maxLength", "minLength", "maxItems", "minItems"):
+        assert keyword not in sent  # ...but are not sent
+    assert '"content_spec"' in sent and '"steps"' in sent
+
+
+def test_an_over_long_brief_field_is_still_rejected_when_parsed():
+    brief = scripting.brief(1)
+    brief["steps"][0]["content_spec"] = "x" * 4001
+    with pytest.raises(ReplyError, match="content_spec"):
+        parse_brief(json.dumps(brief))
+
+
+# --- retries ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("profile, role_retries, attempts", [
+    ("generic", None, 4), ("litellm", None, 2), ("litellm", 0, 1), ("ollama", 5, 6)])
+async def test_transport_retries_come_from_the_profile_or_the_role(profile, role_retries, attempts):
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx.Response(503, headers={"retry-after": "0"}, json={"error": {"message": "busy"}})
+
+    cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1", profile=profile,
+                     retries=role_retries)
+    provider = build_provider(cfg, env={}, transport=httpx.MockTransport(handler))
+    with pytest.raises(Exception, match="HTTP 503"):
+        await provider.complete(ask("m"))
+    assert len(seen) == attempts
+
+
+async def test_a_permanent_400_is_not_retried_whatever_the_profile():
+    replay = Replay(httpx.Response(400, json={"error": {"message": "UnsupportedParamsError: ['reasoning_effort']"}}))
+    with pytest.raises(PermanentError, match="UnsupportedParamsError"):
+        await compat(replay, "http://127.0.0.1:9/v1", profile=PROFILES["generic"]).complete(ask())
+    assert len(replay.requests) == 1
+
+
+async def test_the_profile_reaches_every_role_through_build_role_providers():
+    bodies = []
+
+    def handler(request):
+        bodies.append(json.loads(request.content))
+        return sse(*OK_STREAM)
+
+    topo = parse_topology(every_role(provider="openai", model="tiny", base_url="http://127.0.0.1:9/v1",
+                                     profile="llama-cpp-python", max_tokens=300))
+    providers = build_role_providers(topo, env={}, transport=httpx.MockTransport(handler))
+    await providers["planner"].complete(ask("tiny", effort="high", max_tokens=300,
+                                            json_schema=brief_json_schema()))
+    [body] = bodies
+    assert "reasoning_effort" not in body and body["max_tokens"] == 300
+    assert body["response_format"]["type"] == "json_object" and "maxLength" not in json.dumps(body)
