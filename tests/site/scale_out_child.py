@@ -25,18 +25,22 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.test import AsyncClient
 from django.urls import reverse
-
-from beyond_site.asgi import application
-from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
-from beyond_site.runs.reaping import WORKER_SILENT, interrupted
-from beyond_site.workspaces.models import Conversation
-from beyond_site.runs.services import request_stop, ring_doorbell, start_run
-from pipeline.topology import parse_shorthand
+from procrastinate.contrib.django.models import ProcrastinateJob
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+
+from beyond_site.asgi import application
+from beyond_site.runs.jobs import RUN_TASK
+from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from beyond_site.runs.reaping import JOB_ENDED, WORKER_SILENT, interrupted
+from beyond_site.runs.runners import job_owner
+from beyond_site.runs.services import claim_run, request_stop, ring_doorbell, start_run
+from beyond_site.runs.tasks import reap_interrupted_runs
+from beyond_site.workspaces.models import Conversation
+from pipeline.topology import parse_shorthand
 from tests import scripting
 from tests.scripting import PASS, fail
 from tests.site.chat_support import session_headers, workspace_with
@@ -547,3 +551,42 @@ async def test_an_idle_run_page_stays_connected_through_redis(tmp_path, alice, w
         with pytest.raises(ConnectionClosed) as closed:
             await asyncio.wait_for(page.recv(), 10)
         assert closed.value.rcvd.code == 1000
+
+
+def run_jobs() -> dict[int, tuple[str, dict]]:
+    return {job.id: (job.status, job.args) for job in ProcrastinateJob.objects.filter(task_name=RUN_TASK)}
+
+
+def test_a_runs_job_exists_exactly_when_the_run_does(alice, transactional_db):
+    workspace = workspace_with("jobs", member=alice)
+    before = run_jobs()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        start_run(workspace, "Rolled back", topology=parse_shorthand("offline"))
+        raise RuntimeError("the submission's transaction fails after the run was queued")
+    assert not Run.objects.filter(task="Rolled back").exists() and run_jobs() == before
+
+    run, _ = start_run(workspace, "Kept", topology=parse_shorthand("offline"))
+    added = {pk: job for pk, job in run_jobs().items() if pk not in before}
+    assert list(added.values()) == [("todo", {"run_id": run.pk})]
+    assert ProcrastinateJob.objects.get(pk=next(iter(added))).lock == f"run-{run.pk}"
+
+
+async def test_the_reaper_fails_runs_whose_job_ended_and_gives_queued_runs_without_one_a_job(
+        alice, settings, transactional_db):
+    workspace = await database_sync_to_async(workspace_with)("reaper", member=alice)
+    offline = parse_shorthand("offline")
+    settings.BEYOND_RUN_IN_PROCESS = True  # queued without a job, as when a deployment turns the scaled mode on
+    waiting, _ = await database_sync_to_async(start_run)(workspace, "Queued before the switch", topology=offline)
+    settings.BEYOND_RUN_IN_PROCESS = False
+    running, _ = await database_sync_to_async(start_run)(workspace, "Its job is gone", topology=offline)
+    assert await database_sync_to_async(claim_run)(running.pk, job_owner(987654321), with_lease=False)
+    await database_sync_to_async(Step.objects.create)(run=running, index=1, title="One", content_spec="x")
+
+    assert await reap_interrupted_runs() == [running.pk]
+    failed = await database_sync_to_async(Run.objects.get)(pk=running.pk)
+    assert failed.status == Run.FAILED and failed.halt_reason == interrupted(JOB_ENDED)
+    assert await database_sync_to_async(lambda: failed.steps.get().status)() == Step.NOT_RELEASED
+    jobs = await database_sync_to_async(run_jobs)()
+    assert ("todo", {"run_id": waiting.pk}) in jobs.values()
+    assert await reap_interrupted_runs() == []  # nothing twice, and no second job for the waiting run
+    assert await database_sync_to_async(run_jobs)() == jobs
