@@ -37,7 +37,7 @@ from beyond_site.runs.jobs import RUN_TASK
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.reaping import JOB_ENDED, WORKER_SILENT, interrupted
 from beyond_site.runs.runners import job_owner
-from beyond_site.runs.services import claim_run, request_stop, ring_doorbell, start_run
+from beyond_site.runs.services import claim_next_run, claim_run, request_stop, ring_doorbell, start_run
 from beyond_site.runs.tasks import reap_interrupted_runs
 from beyond_site.workspaces.models import Conversation
 from pipeline.topology import parse_shorthand
@@ -399,8 +399,6 @@ def test_claims_race_on_postgresql_and_each_run_is_claimed_once(alice, transacti
     from threading import Barrier
 
     from django.db import connections
-
-    from beyond_site.runs.services import claim_next_run
 
     workspace = workspace_with("race", member=alice)
     ids = {start_run(workspace, f"Task {n}", topology=parse_shorthand("offline"))[0].pk for n in range(20)}
