@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -104,9 +105,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 REDIS_URL = os.getenv("REDIS_URL", "")
 if REDIS_URL:
-    CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
-    }
+    # channels-redis waits for a websocket's next message with a 5 s blocking read; the redis
+    # client's own read timeout (5 s by default) must be longer, or every websocket that hears
+    # nothing for 5 s is closed with an error.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [
+        {"address": REDIS_URL, "socket_timeout": 10, "socket_connect_timeout": 5, "socket_keepalive": True}]}}}
     # Shared by every web process: login-failure counts must add up across them.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
@@ -195,11 +198,27 @@ LOGGING = {
     "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
     "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
 }
+# Where runs execute (docs/operations.md): in the web server (the embedded default), or, with
+# BEYOND_RUN_IN_PROCESS off, in `beyond_worker` processes fed by the job engine (procrastinate),
+# which lives in PostgreSQL: its app, tables and migrations exist only on a PostgreSQL database.
 BEYOND_RUN_IN_PROCESS = envbool("BEYOND_RUN_IN_PROCESS", "True")
-#: A runner's claim on a run lasts this long unless renewed (every BEYOND_RUN_HEARTBEAT_S); a run
-#: whose runner died is failed by the reaper once its lease has run out.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    INSTALLED_APPS.append("procrastinate.contrib.django")
+elif not BEYOND_RUN_IN_PROCESS:
+    raise ImproperlyConfigured("BEYOND_RUN_IN_PROCESS=false (the scaled mode) needs DATABASE_URL on PostgreSQL")
+#: Runners outside the job engine (the embedded server, `beyond_run`) hold a run by a lease they
+#: renew every BEYOND_RUN_HEARTBEAT_S; a run whose lease ran out is failed as interrupted.
 BEYOND_RUN_LEASE_S = envint("BEYOND_RUN_LEASE_S", 90)
 BEYOND_RUN_HEARTBEAT_S = envint("BEYOND_RUN_HEARTBEAT_S", 20)
+#: Scaled mode: each worker records a heartbeat every BEYOND_WORKER_HEARTBEAT_S; one silent for
+#: BEYOND_WORKER_STALLED_S is dead, and the reaper (every BEYOND_REAP_EVERY_S, a divisor of 60)
+#: fails its runs as interrupted.
+BEYOND_WORKER_HEARTBEAT_S = envint("BEYOND_WORKER_HEARTBEAT_S", 5)
+BEYOND_WORKER_STALLED_S = envint("BEYOND_WORKER_STALLED_S", 20)
+BEYOND_REAP_EVERY_S = envint("BEYOND_REAP_EVERY_S", 5)
+PROCRASTINATE_WORKER_DEFAULTS = {"update_heartbeat_interval": BEYOND_WORKER_HEARTBEAT_S,
+                                 "stalled_worker_timeout": BEYOND_WORKER_STALLED_S,
+                                 "delete_jobs": "successful"}
 #: Endpoints on this machine or its private network that workspace admins may point a role at
 #: (comma-separated base URLs, e.g. a local Ollama); any public https endpoint is allowed anyway.
 BEYOND_ALLOWED_BASE_URLS = os.getenv("BEYOND_ALLOWED_BASE_URLS", "")

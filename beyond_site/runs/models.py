@@ -59,8 +59,9 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Work claiming: a runner takes a queued run with a conditional UPDATE and keeps a lease
-    # alive while it works; a run whose lease ran out belongs to a runner that died.
+    # Work claiming: a runner takes a queued run with a conditional UPDATE; `lease_owner` is the
+    # identity of the runner executing it (runs/runners.py), and only that runner may add to its
+    # record. Runners outside the job engine (the embedded server, beyond_run) also hold a lease.
     lease_owner = models.CharField(max_length=100, null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     #: A member asked to stop the run (the Stop button): from then on nothing more is released,

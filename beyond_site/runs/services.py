@@ -7,8 +7,6 @@ import contextvars
 import dataclasses
 import logging
 import os
-import socket
-from datetime import timedelta
 
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
@@ -23,18 +21,15 @@ from pipeline.orchestrator import Orchestrator, Research, RunSettings
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
+from beyond_site.runs import jobs
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
+from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
 from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, StopRequested, stop_reason
+from beyond_site.runs.runners import runner_identity
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 log = logging.getLogger("beyond.runs")
-
-
-def lease() -> timedelta:
-    """How long a claim holds without renewal (BEYOND_RUN_LEASE_S); the runner renews it every
-    BEYOND_RUN_HEARTBEAT_S, and the reaper fails a run whose lease ran out."""
-    return timedelta(seconds=settings.BEYOND_RUN_LEASE_S)
 
 
 def run_group(run_id: int) -> str:
@@ -44,10 +39,6 @@ def run_group(run_id: int) -> str:
 def stop_group(run_id: int) -> str:
     """Where a stop request rings: the runner executing the run listens there."""
     return f"run-{run_id}-stop"
-
-
-def runner_identity() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
@@ -75,10 +66,12 @@ def research_plan() -> Research:
 
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None,
-              research: bool = False) -> tuple[Run, bool]:
+              research: bool = False, run_here: bool = False) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
-    returns the run that key already started, in that run's own conversation."""
+    returns the run that key already started, in that run's own conversation. In the scaled mode
+    the job that executes the run is queued in the same transaction as the run itself, unless the
+    caller executes it itself (`run_here`, as `beyond_run` does)."""
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
@@ -99,18 +92,22 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                                      offline=any(topo.role(r).provider == "offline" for r in ROLES),
                                      research=research)
+            if jobs.engine_enabled() and not run_here:
+                jobs.run_job(run.pk).defer(run_id=run.pk)
     except IntegrityError:
         # Two submissions with one key raced: the other one won, and that run is this task's run.
         return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
     return run, True
 
 
-def claim_run(run_id: int, owner: str) -> bool:
+def claim_run(run_id: int, owner: str, *, with_lease: bool = True) -> bool:
     """Take a queued run. Portable across SQLite and PostgreSQL: a conditional UPDATE, and the
-    claim holds only if exactly one row changed (as healthchecks' sendalerts does)."""
+    claim holds only if exactly one row changed (as healthchecks' sendalerts does). A runner
+    outside the job engine takes a lease it must renew; a job-engine worker takes none (the
+    engine's worker heartbeats tell whether it is alive)."""
     now = timezone.now()
     changed = Run.objects.filter(pk=run_id, status=Run.QUEUED).update(
-        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + lease(), started_at=now)
+        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + lease() if with_lease else None, started_at=now)
     return changed == 1
 
 
@@ -119,27 +116,6 @@ def claim_next_run(owner: str) -> int | None:
         if claim_run(run_id, owner):
             return run_id
     return None
-
-
-def renew_lease(run_id: int, owner: str) -> bool:
-    return Run.objects.filter(pk=run_id, status=Run.RUNNING, lease_owner=owner).update(
-        lease_expires_at=timezone.now() + lease()) == 1
-
-
-def reap_stale_runs() -> list[int]:
-    """Fail runs whose runner died (lease expired). Nothing unreleased is ever released by this:
-    the steps not released stay so, on the record."""
-    reaped = []
-    stale = Run.objects.filter(status=Run.RUNNING, lease_expires_at__lt=timezone.now())
-    for run in stale:
-        with transaction.atomic():
-            if Run.objects.filter(pk=run.pk, status=Run.RUNNING, lease_expires_at__lt=timezone.now()).update(
-                    lease_owner="reaper", lease_expires_at=timezone.now() + lease()) != 1:
-                continue
-            EventRecorder(run, owner="reaper").record(Event(ev.RunFailed(
-                reason="interrupted: the runner stopped before the run finished; unreleased steps were not released")))
-        reaped.append(run.pk)
-    return reaped
 
 
 def may_stop(run: Run, user, membership) -> bool:
@@ -187,36 +163,53 @@ class LeaseLost(Exception):
     """Another runner (the reaper) took this run over: stop without writing anything more."""
 
 
-async def execute_run(run_id: int, owner: str, *, transport=None) -> str:
+async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True) -> str:
     """Run a claimed run to its end, persisting every event before ringing the doorbell.
-    Returns the final status ("lost" when the run was taken over by the reaper meanwhile)."""
+    Returns the final status ("lost" when the run was taken over by the reaper meanwhile).
+    `keep_lease` renews the claim's lease while the run lasts; a job-engine worker, which took
+    no lease, passes False."""
     lease_lost = asyncio.Event()
-    heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost))  # from the claim on
+    heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost)) if keep_lease else None
     try:
         return await _execute(run_id, owner, transport, lease_lost)
     finally:
-        heartbeat.cancel()
-        await asyncio.gather(heartbeat, return_exceptions=True)
+        if heartbeat is not None:
+            heartbeat.cancel()
+            await asyncio.gather(heartbeat, return_exceptions=True)
+
+
+class _Recording:
+    """Records a run's events under its owner's claim, then rings the doorbell. The recorder is
+    made on the first event, so a database that refuses the very first query still ends in the
+    run's failure path instead of leaving it running."""
+
+    def __init__(self, run_id: int, owner: str, lease_lost: asyncio.Event):
+        self.run_id, self.owner, self.lease_lost = run_id, owner, lease_lost
+        self.recorder: EventRecorder | None = None
+
+    def _record(self, event: Event):
+        if self.recorder is None:
+            self.recorder = EventRecorder(Run.objects.get(pk=self.run_id), owner=self.owner)
+        return self.recorder.record(event)
+
+    async def __call__(self, event: Event) -> None:
+        if self.lease_lost.is_set():
+            raise LeaseLost(self.run_id)
+        row = await database_sync_to_async(self._record)(event)
+        await ring_doorbell(self.run_id, row.seq)
 
 
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event) -> str:
-    run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
-    recorder = await database_sync_to_async(EventRecorder)(run, owner=owner)
-
-    async def record(event: Event) -> None:
-        if lease_lost.is_set():
-            raise LeaseLost(run_id)
-        row = await database_sync_to_async(recorder.record)(event)
-        await ring_doorbell(run_id, row.seq)
-
+    record = _Recording(run_id, owner, lease_lost)
     try:
+        run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
         topology = parse_topology(run.topology)
         ctx = await database_sync_to_async(assemble_context)(run)
         checks = MechanicalChecks(await database_sync_to_async(enabled_imported_packs)(run.workspace))
         research = research_plan() if run.research else None
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport)
-    except Exception as exc:  # bad scripted file, missing key, unreadable context: a failed run
+    except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):
             log.exception("run %s could not start", run_id)
@@ -229,7 +222,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         async with contextlib.aclosing(orchestrator.events()) as stream:
             async for event in stream:
                 if isinstance(event.payload, ev.RunStarted):
-                    # Who ran it stays on the record after the lease is gone.
+                    # Who ran it stays on the record after the claim is gone.
                     event = Event(dataclasses.replace(event.payload, runner=owner))
                 try:
                     await record(event)
@@ -251,13 +244,24 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         await close_all(providers)
 
 
+#: Pauses between the attempts to record a run's failure: a database refusing connections under
+#: load usually accepts one again within a second or two.
+FAIL_RETRIES_S = (0.5, 1.0, 2.0)
+
+
 async def _fail(record, run_id: int, reason: str) -> str:
-    try:
-        await record(Event(ev.RunFailed(reason=reason)))
-    except (LeaseLost, RecordRefused):
-        return "lost"
-    except Exception:
-        log.exception("run %s: could not record its failure; the reaper will", run_id)
+    for pause in (*FAIL_RETRIES_S, None):
+        try:
+            await record(Event(ev.RunFailed(reason=reason)))
+            return Run.FAILED
+        except (LeaseLost, RecordRefused):
+            return "lost"
+        except Exception:
+            if pause is None:
+                log.exception("run %s: could not record its failure; the reaper will", run_id)
+                return Run.FAILED
+            log.warning("run %s: recording its failure failed; trying again", run_id, exc_info=True)
+            await asyncio.sleep(pause)
     return Run.FAILED
 
 
@@ -271,13 +275,24 @@ def _stop_requested(run_id: int) -> str | None:
     return stop_reason(row[0]) if row else None
 
 
+async def _listen_for_stop_bell(run_id: int):
+    """A channel in the run's stop group, or None when there is no channel layer or it failed."""
+    layer = get_channel_layer()
+    if layer is None:
+        return None, None
+    try:
+        channel = await layer.new_channel()
+        await layer.group_add(stop_group(run_id), channel)
+    except Exception:  # the database check below still stops the run
+        log.warning("run %s: cannot listen for the stop bell", run_id, exc_info=True)
+        return None, None
+    return layer, channel
+
+
 async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
     """Stop the orchestrator when a member asks to: at once when the stop bell rings, else at the
     next check of the database (the bell, like the doorbell, is best effort)."""
-    layer = get_channel_layer()
-    channel = await layer.new_channel() if layer is not None else None
-    if channel:
-        await layer.group_add(stop_group(run_id), channel)
+    layer, channel = await _listen_for_stop_bell(run_id)
     try:
         while True:
             reason = await database_sync_to_async(_stop_requested)(run_id)
@@ -289,9 +304,19 @@ async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
                     await (layer.receive(channel) if channel else asyncio.sleep(STOP_CHECK_S))
             except TimeoutError:
                 pass
+            except Exception:  # a channel layer that failed: keep checking the database
+                log.warning("run %s: the stop bell failed; checking the database only", run_id, exc_info=True)
+                channel = None
+                await asyncio.sleep(STOP_CHECK_S)
     finally:
         if channel:
-            await layer.group_discard(stop_group(run_id), channel)
+            with contextlib.suppress(Exception):
+                await layer.group_discard(stop_group(run_id), channel)
+
+
+def renew_lease(run_id: int, owner: str) -> bool:
+    return Run.objects.filter(pk=run_id, status=Run.RUNNING, lease_owner=owner).update(
+        lease_expires_at=timezone.now() + lease()) == 1
 
 
 async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
@@ -305,6 +330,13 @@ async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
                 return
         except Exception:  # a busy database now is no reason to give the run up; try again
             log.warning("could not renew the lease of run %s", run_id, exc_info=True)
+
+
+async def ring_reaped(run_ids: list[int]) -> None:
+    """Tell the open pages of runs just failed by a reaper, so they show it at once."""
+    for run_id in run_ids:
+        seq = await database_sync_to_async(RunEvent.objects.filter(run_id=run_id).count)()
+        await ring_doorbell(run_id, seq)
 
 
 # -- the embedded home of the runner: tasks on the ASGI server's own event loop -------------------
@@ -325,7 +357,7 @@ def _spawn(coro) -> asyncio.Task:
 
 def schedule_run(run_id: int) -> None:
     """Embedded mode: execute the run as a task of the server process (call from its event loop).
-    In the scaled mode (BEYOND_RUN_IN_PROCESS off) `beyond_worker` processes claim it instead."""
+    In the scaled mode (BEYOND_RUN_IN_PROCESS off) `start_run` queued a job for `beyond_worker`."""
     if not settings.BEYOND_RUN_IN_PROCESS:
         return
     _spawn(_claim_and_execute(run_id))
@@ -334,8 +366,9 @@ def schedule_run(run_id: int) -> None:
 
 def ensure_sweeper() -> None:
     """Embedded mode: keep one sweeper task on this server's loop (call from its event loop).
-    Called on the first submission and the first websocket connect after a (re)start, so runs
-    that a restart interrupted are failed, and queued ones run, without waiting for new work."""
+    Called on the first submission and the first websocket connect after a (re)start: its first
+    pass fails at once the runs this server was executing before it restarted, and runs the
+    queued ones, without waiting for new work."""
     global _sweeper
     if not settings.BEYOND_RUN_IN_PROCESS:
         return
@@ -354,9 +387,8 @@ async def _claim_and_execute(run_id: int) -> None:
 
 async def work_once(owner: str) -> int | None:
     """Fail the runs of dead runners, then claim and execute one queued run, if any."""
-    for reaped in await database_sync_to_async(reap_stale_runs)():
-        seq = await database_sync_to_async(RunEvent.objects.filter(run_id=reaped).count)()
-        await ring_doorbell(reaped, seq)  # open pages learn at once that the run failed
+    await ring_reaped(await database_sync_to_async(fail_runs_of_gone_runners)())
+    await ring_reaped(await database_sync_to_async(reap_stale_runs)())
     run_id = await database_sync_to_async(claim_next_run)(owner)
     if run_id is not None:
         await execute_run(run_id, owner)

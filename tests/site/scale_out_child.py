@@ -1,10 +1,11 @@
-"""The scaled mode with real parts: PostgreSQL, Redis and two `manage.py beyond_worker` processes.
+"""The scaled mode with real parts: PostgreSQL (with the job engine's tables), Redis, and
+`manage.py beyond_worker` processes.
 
 Run by tests/site/test_scale_out.py in a child pytest whose DATABASE_URL is PostgreSQL, REDIS_URL
 is Redis (under a channel-layer prefix of its own, tests/site/scale_out_settings.py) and
-BEYOND_RUN_IN_PROCESS is false: this process only queues runs and watches them (the database, and
-a websocket through beyond_site.asgi.application), the worker processes execute them.
-Not collected by the normal suite (its name does not start with test_).
+BEYOND_RUN_IN_PROCESS is false: this process only queues runs (each with its job) and watches them
+(the database, and websockets through beyond_site.asgi.application or a real daphne), the worker
+processes execute them. Not collected by the normal suite (its name does not start with test_).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,12 +25,21 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
+from django.test import AsyncClient
+from django.urls import reverse
+from procrastinate.contrib.django.models import ProcrastinateJob
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
 from beyond_site.asgi import application
+from beyond_site.runs.jobs import RUN_TASK
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from beyond_site.runs.reaping import JOB_ENDED, WORKER_SILENT, interrupted
+from beyond_site.runs.runners import job_owner
+from beyond_site.runs.services import claim_next_run, claim_run, request_stop, ring_doorbell, start_run
+from beyond_site.runs.tasks import reap_interrupted_runs
 from beyond_site.workspaces.models import Conversation
-from beyond_site.runs.services import start_run
 from pipeline.topology import parse_shorthand
 from tests import scripting
 from tests.scripting import PASS, fail
@@ -69,23 +80,23 @@ class Workers:
         # pytest-django made a test database beside the one DATABASE_URL names: use that one.
         self.database_url = url.rsplit("/", 1)[0] + "/" + connection.settings_dict["NAME"]
 
-    def start(self, count: int, concurrency: int = 2, poll: float = 0.3, **env: str) -> list[subprocess.Popen]:
+    def start(self, count: int, concurrency: int = 2, poll: float = 0.3, *options: str, **env: str
+              ) -> list[subprocess.Popen]:
         full_env = {**os.environ, "DATABASE_URL": self.database_url, "BEYOND_RUN_IN_PROCESS": "false",
                     "BEYOND_LOG_LEVEL": "INFO", **env}
         started = []
         for _ in range(count):
             log = open(self.tmp_path / f"worker-{len(self.procs)}.log", "wb")
             proc = subprocess.Popen(
-                [sys.executable, "manage.py", "beyond_worker", "--concurrency", str(concurrency), "--poll", str(poll)],
-                cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+                [sys.executable, "manage.py", "beyond_worker", "--concurrency", str(concurrency), "--poll", str(poll),
+                 *options], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
             log.close()
             self.procs.append(proc)
             started.append(proc)
         return started
 
     def by_owner(self, owner: str) -> subprocess.Popen:
-        pid = int(owner.rsplit("/", 1)[0].rsplit(":", 1)[1])  # runner_identity() is host:pid, slot /n
-        return next(p for p in self.procs if p.pid == pid)
+        return next(p for p in self.procs if p.pid == pid_of(owner))
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
@@ -111,6 +122,10 @@ def workers(tmp_path, transactional_db):
         yield pool
     finally:
         pool.stop()  # before the database is flushed and dropped
+
+
+def pid_of(owner: str) -> int:
+    return int(owner.split(":")[1])  # a worker's identity is host:pid:place.start/job-N
 
 
 async def within(seconds: float, check, what: str, workers: Workers | None = None):
@@ -165,7 +180,20 @@ def three_steps(n: int, *, second_delay: float) -> dict:
 
 
 BADGES = ["passed", "passed_after_rerender", "warning"]
+#: Worker timings that find a dead worker within seconds (the defaults take about 25 s).
+QUICK_REAPING = {"BEYOND_WORKER_HEARTBEAT_S": "1", "BEYOND_WORKER_STALLED_S": "3", "BEYOND_REAP_EVERY_S": "1"}
 CALLS_PER_RUN = 1 + 2 + 4 + 4 + 1  # planner, step 1, steps 2 and 3 (two drafts, two verdicts), summarizer
+
+
+async def on_two_workers(tmp_path: Path, user, workers: Workers, script: dict, ready=None):
+    """Queue a run of `script` for two workers with quick reaping; once `ready` (by default: step 1
+    is released), return the run, the worker executing it and the other one."""
+    (run,) = await database_sync_to_async(queue_runs)(tmp_path, user, [script])
+    procs = workers.start(2, **QUICK_REAPING)
+    await within(20, ready or (lambda: Step.objects.filter(run_id=run.pk, status=Step.RELEASED).exists()),
+                 "the run under way", workers)
+    executing = workers.by_owner(await database_sync_to_async(lambda: Run.objects.get(pk=run.pk).lease_owner)())
+    return run, executing, next(p for p in procs if p is not executing)
 
 
 async def test_two_workers_execute_each_run_exactly_once_and_the_doorbell_crosses_processes(
@@ -246,7 +274,7 @@ async def test_two_workers_execute_each_run_exactly_once_and_the_doorbell_crosse
         assert types.count("brief_ready") == 1 and types.count("summary_ready") == 1
         # Executed by one runner only: one lease owner ever seen, a worker's, and one set of calls.
         assert len(owners[pk]) == 1, owners[pk]
-        assert int(next(iter(owners[pk])).rsplit("/", 1)[0].rsplit(":", 1)[1]) in pids
+        assert pid_of(next(iter(owners[pk]))) in pids
         assert calls == types.count("model_call") == CALLS_PER_RUN
         assert attempts == {1: 1, 2: 2, 3: 2}
         released = [(d["step"], d["badge"]) for _, t, d in events if t == "step_released"]
@@ -264,7 +292,9 @@ async def test_two_workers_execute_each_run_exactly_once_and_the_doorbell_crosse
 async def test_a_killed_worker_is_reaped_by_the_other_and_nothing_unreleased_is_released(
         tmp_path, alice, workers, redis_layer):
     # Step 1 is released, step 3 is verified but waits for step 2, whose draft takes a minute:
-    # the worker is killed meanwhile. A short lease lets the other worker reap it in seconds.
+    # the worker is killed meanwhile. The other worker's reaper, on the same machine, sees at its
+    # next pass that the process is gone (a worker elsewhere is found by its stale heartbeat: see
+    # the frozen worker's test below).
     script = scripting.script({
         1: {"executor": [{"content": "Part one.", "delay_s": 0.1}], "verifier": [PASS]},
         2: {"executor": [{"content": "Part two, never drafted.", "delay_s": 60}], "verifier": [PASS]},
@@ -275,7 +305,7 @@ async def test_a_killed_worker_is_reaped_by_the_other_and_nothing_unreleased_is_
     comm, snapshot = await open_socket(run, alice)
     assert RELEASED not in snapshot
 
-    procs = workers.start(2, BEYOND_RUN_LEASE_S="3", BEYOND_RUN_HEARTBEAT_S="1")
+    procs = workers.start(2, **QUICK_REAPING)
 
     def step_3_held():
         types = RunEvent.objects.filter(run_id=run.pk)
@@ -297,7 +327,7 @@ async def test_a_killed_worker_is_reaped_by_the_other_and_nothing_unreleased_is_
     seq_at_kill = await database_sync_to_async(RunEvent.objects.filter(run_id=run.pk).count)()
     assert at_kill == {1}
 
-    # The survivor reaps the run once the lease runs out, and its doorbell reaches this socket.
+    # The survivor reaps the run, and its doorbell reaches this socket.
     message = ""
     while 'data-run-status="failed"' not in message:
         message = await comm.receive_from(timeout=15)
@@ -324,7 +354,35 @@ async def test_a_killed_worker_is_reaped_by_the_other_and_nothing_unreleased_is_
     await within(15, lambda: status(later.pk) == Run.COMPLETED, "the survivor runs a new run", workers)
     assert await database_sync_to_async(released_steps)() == {1}
     assert await database_sync_to_async(event_types)(run.pk) == types
-    print(f"\nscale-out crash: reaped {reaped_after:.1f} s after kill -9 (lease 3 s, heartbeat 1 s)")
+    print(f"\nscale-out crash: reaped {reaped_after:.1f} s after kill -9 (same machine; reaper every 1 s)")
+
+
+async def test_a_silent_worker_loses_its_run_to_the_engines_heartbeat_check(tmp_path, alice, workers, redis_layer):
+    # A frozen worker (SIGSTOP) still exists, so nothing on this machine can call it dead: as for a
+    # worker on a machine that vanished, only its stale heartbeat tells, after BEYOND_WORKER_STALLED_S.
+    script = scripting.script({
+        1: {"executor": [{"content": "Part one.", "delay_s": 0.1}], "verifier": [PASS]},
+        2: {"executor": [{"content": "Part two, never drafted.", "delay_s": 60}], "verifier": [PASS]},
+    })
+    run, victim, survivor = await on_two_workers(tmp_path, alice, workers, script)
+    victim.send_signal(signal.SIGSTOP)
+    frozen_at = time.monotonic()
+    try:
+        await within(20, lambda: status(run.pk) == Run.FAILED, "the frozen worker's run failed", workers)
+        failed_after = time.monotonic() - frozen_at
+    finally:
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=5)
+
+    failed = await database_sync_to_async(Run.objects.get)(pk=run.pk)
+    assert failed.halt_reason == interrupted(WORKER_SILENT)
+    assert failed_after >= int(QUICK_REAPING["BEYOND_WORKER_STALLED_S"]) - 1  # told by the heartbeat, not sooner
+    steps = await database_sync_to_async(lambda: list(Step.objects.filter(run_id=run.pk).order_by("index")
+                                                      .values_list("index", "status")))()
+    assert steps == [(1, Step.RELEASED), (2, Step.NOT_RELEASED)]
+    assert survivor.poll() is None, workers.logs()
+    print(f"\nscale-out freeze: the silent worker's run failed {failed_after:.1f} s after SIGSTOP "
+          f"(heartbeat 1 s, stalled after 3 s, reaper every 1 s)")
 
 
 def queue_after(tmp_path: Path, run: Run, script: dict) -> Run:
@@ -341,8 +399,6 @@ def test_claims_race_on_postgresql_and_each_run_is_claimed_once(alice, transacti
     from threading import Barrier
 
     from django.db import connections
-
-    from beyond_site.runs.services import claim_next_run
 
     workspace = workspace_with("race", member=alice)
     ids = {start_run(workspace, f"Task {n}", topology=parse_shorthand("offline"))[0].pk for n in range(20)}
@@ -363,3 +419,172 @@ def test_claims_race_on_postgresql_and_each_run_is_claimed_once(alice, transacti
     assert sorted(claims) == sorted(ids)  # every run claimed, none twice
     owners = dict(Run.objects.filter(pk__in=ids).values_list("pk", "lease_owner"))
     assert all(owner.startswith("claimer-") for owner in owners.values())
+
+
+def test_once_executes_what_is_queued_then_exits(tmp_path, alice, workers):
+    quick = scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}})
+    runs = queue_runs(tmp_path, alice, [quick, quick, quick])
+    (proc,) = workers.start(1, 2, 0.3, "--once")
+    assert proc.wait(timeout=30) == 0, workers.logs()
+    assert [status(r.pk) for r in runs] == [Run.COMPLETED] * 3
+
+
+async def test_sigterm_lets_the_run_in_progress_finish_and_takes_no_new_one(tmp_path, alice, workers, redis_layer):
+    # Step 2 drafts for 6 s, twice as long as a silent worker may stay silent before it counts as
+    # dead: a draining worker keeps its heartbeat, or the other worker's reaper would fail its run.
+    script = scripting.script({
+        1: {"executor": [{"content": "Part one.", "delay_s": 0.1}], "verifier": [PASS]},
+        2: {"executor": [{"content": "Part two.", "delay_s": 6}], "verifier": [PASS]},
+    })
+    quick = scripting.script({1: {"executor": ["After the stop."], "verifier": [PASS]}})
+    run, draining, other = await on_two_workers(tmp_path, alice, workers, script)
+    draining.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.5)
+    later = await database_sync_to_async(queue_after)(tmp_path, run, quick)
+
+    await within(20, lambda: status(run.pk) in Run.FINISHED, "the run in progress finished", workers)
+    assert await database_sync_to_async(status)(run.pk) == Run.COMPLETED, workers.logs()
+    assert await asyncio.to_thread(draining.wait, 20) == 0, workers.logs()
+    await within(15, lambda: status(later.pk) == Run.COMPLETED, "the other worker ran the new run", workers)
+    runner = await database_sync_to_async(lambda: RunEvent.objects.get(run_id=later.pk, type="run_started").data)()
+    assert pid_of(runner["runner"]) == other.pid
+
+
+SLOW = 30  # seconds a scripted call takes: far longer than the test waits
+
+
+async def test_a_stop_reaches_the_worker_executing_the_run_within_a_second(tmp_path, alice, workers, redis_layer):
+    script = scripting.script({
+        1: {"executor": ["Part one."], "verifier": [PASS]},
+        2: {"executor": [{"content": "Part two.", "delay_s": SLOW}], "verifier": [PASS]},
+        3: {"executor": [{"content": "Part three.", "delay_s": SLOW}], "verifier": [PASS]},
+    })
+    (run,) = await database_sync_to_async(queue_runs)(tmp_path, alice, [script])
+    workers.start(1)
+    await within(20, lambda: Step.objects.filter(run_id=run.pk, status=Step.RELEASED).exists(), "step 1 released",
+                 workers)
+    client = AsyncClient()
+    await client.aforce_login(alice)
+
+    clicked = time.monotonic()
+    response = await client.post(reverse("chat:stop", args=["acme", run.pk]))  # the Stop button, on the web side
+    assert response.status_code == 200 and b"Stopping" in response.content
+    await within(1.0, lambda: status(run.pk) == Run.CANCELLED, "the worker stopped the run", workers)
+    stopped_after = time.monotonic() - clicked
+    await asyncio.sleep(1.0)  # and nothing more comes later
+
+    def record():
+        r = Run.objects.get(pk=run.pk)
+        steps = list(Step.objects.filter(run_id=run.pk).order_by("index").values_list("index", "status"))
+        calls = sorted((c.role, c.step_index or 0, (c.error or "").startswith("cancelled"))
+                       for c in ModelCall.objects.filter(run_id=run.pk))
+        return r, steps, calls, event_types(run.pk)
+
+    stopped, steps, calls, types = await database_sync_to_async(record)()
+    assert stopped.status == Run.CANCELLED and stopped.halt_reason == "stopped by alice"
+    assert steps == [(1, Step.RELEASED), (2, Step.NOT_RELEASED), (3, Step.NOT_RELEASED)]
+    assert types[-1] == "run_cancelled" and types.count("step_released") == 1 and "summary_ready" not in types
+    # The provider was called for nothing after the click: the two drafts in flight were cancelled
+    # (and recorded so); no verdict of steps 2 and 3, no recap.
+    assert calls == [("executor", 1, False), ("executor", 2, True), ("executor", 3, True),
+                     ("planner", 0, False), ("verifier", 1, False)]
+    print(f"\nscale-out stop: the worker stopped the run {stopped_after:.2f} s after the click")
+
+
+IDLE_S = 30  # six times channels-redis's 5 s blocking read
+
+
+@pytest.fixture
+def daphne(tmp_path, workers):
+    """A real daphne serving beyond_site.asgi on a free port, on this test's database and Redis."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = open(tmp_path / "daphne.log", "wb")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port), "beyond_site.asgi:application"],
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": workers.database_url}, stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "daphne.log").read_text()
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+async def test_an_idle_run_page_stays_connected_through_redis(tmp_path, alice, workers, daphne, redis_layer):
+    # A queued run that no worker takes: its page hears nothing for IDLE_S seconds.
+    (run,) = await database_sync_to_async(queue_runs)(tmp_path, alice, [scripting.script({})])
+    cookie = (await database_sync_to_async(session_headers)(alice))[1][1].decode()
+    async with ws_connect(f"ws://127.0.0.1:{daphne}/ws/runs/{run.pk}/", origin="http://localhost",
+                          additional_headers={"Cookie": cookie}, ping_interval=None, open_timeout=10) as page:
+        assert f'id="run-{run.pk}' in await asyncio.wait_for(page.recv(), 10)
+        try:
+            unexpected = await asyncio.wait_for(page.recv(), IDLE_S)
+        except TimeoutError:
+            pass  # silence, and the socket still open: what a page waiting for a long step needs
+        except ConnectionClosed as closed:
+            raise AssertionError(f"the idle page was closed: {closed}") from None
+        else:
+            raise AssertionError(f"a page with nothing to hear received {unexpected[:200]!r}")
+
+        # Still served: the run is stopped, and the page hears of it through Redis at once.
+        assert await database_sync_to_async(request_stop)(run.pk, alice)
+        await ring_doorbell(run.pk, await database_sync_to_async(RunEvent.objects.filter(run_id=run.pk).count)())
+        message = ""
+        while 'data-run-status="cancelled"' not in message:
+            message = await asyncio.wait_for(page.recv(), 10)
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(page.recv(), 10)
+        assert closed.value.rcvd.code == 1000
+
+
+def run_jobs() -> dict[int, tuple[str, dict]]:
+    return {job.id: (job.status, job.args) for job in ProcrastinateJob.objects.filter(task_name=RUN_TASK)}
+
+
+def test_a_runs_job_exists_exactly_when_the_run_does(alice, transactional_db):
+    workspace = workspace_with("jobs", member=alice)
+    before = run_jobs()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        start_run(workspace, "Rolled back", topology=parse_shorthand("offline"))
+        raise RuntimeError("the submission's transaction fails after the run was queued")
+    assert not Run.objects.filter(task="Rolled back").exists() and run_jobs() == before
+
+    run, _ = start_run(workspace, "Kept", topology=parse_shorthand("offline"))
+    added = {pk: job for pk, job in run_jobs().items() if pk not in before}
+    assert list(added.values()) == [("todo", {"run_id": run.pk})]
+    assert ProcrastinateJob.objects.get(pk=next(iter(added))).lock == f"run-{run.pk}"
+
+
+async def test_the_reaper_fails_runs_whose_job_ended_and_gives_queued_runs_without_one_a_job(
+        alice, settings, transactional_db):
+    workspace = await database_sync_to_async(workspace_with)("reaper", member=alice)
+    offline = parse_shorthand("offline")
+    settings.BEYOND_RUN_IN_PROCESS = True  # queued without a job, as when a deployment turns the scaled mode on
+    waiting, _ = await database_sync_to_async(start_run)(workspace, "Queued before the switch", topology=offline)
+    settings.BEYOND_RUN_IN_PROCESS = False
+    running, _ = await database_sync_to_async(start_run)(workspace, "Its job is gone", topology=offline)
+    assert await database_sync_to_async(claim_run)(running.pk, job_owner(987654321), with_lease=False)
+    await database_sync_to_async(Step.objects.create)(run=running, index=1, title="One", content_spec="x")
+
+    assert await reap_interrupted_runs() == [running.pk]
+    failed = await database_sync_to_async(Run.objects.get)(pk=running.pk)
+    assert failed.status == Run.FAILED and failed.halt_reason == interrupted(JOB_ENDED)
+    assert await database_sync_to_async(lambda: failed.steps.get().status)() == Step.NOT_RELEASED
+    jobs = await database_sync_to_async(run_jobs)()
+    assert ("todo", {"run_id": waiting.pk}) in jobs.values()
+    assert await reap_interrupted_runs() == []  # nothing twice, and no second job for the waiting run
+    assert await database_sync_to_async(run_jobs)() == jobs

@@ -4,15 +4,21 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
+from django.db import OperationalError
+from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
 from beyond_site.runs.models import AppendOnlyError, Run, RunEvent, Step
 from beyond_site.runs.recorder import EventRecorder, RecordRefused
-from beyond_site.runs.services import claim_next_run, claim_run, reap_stale_runs, start_run, work_once
+from beyond_site.runs.reaping import reap_stale_runs
+from beyond_site.runs.runners import identity_of, runner_identity
+from beyond_site.runs.services import claim_next_run, claim_run, execute_run, start_run, work_once
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.topology import parse_shorthand
@@ -58,13 +64,10 @@ def test_a_live_lease_is_not_reaped(workspace):
     assert reap_stale_runs() == []
 
 
-def test_a_worker_drains_the_queue(workspace, tmp_path):
-    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
-    run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
-    call_command("beyond_worker", "--once", "--concurrency", "1")
-    run.refresh_from_db()
-    assert run.status == Run.COMPLETED
-    assert run.steps.get().badge == "passed"
+def test_the_worker_refuses_to_start_without_the_job_engine(workspace):
+    # The scaled mode's worker needs PostgreSQL; tests/site/scale_out_child.py runs it there.
+    with pytest.raises(CommandError, match="PostgreSQL"):
+        call_command("beyond_worker", "--once")
 
 
 def test_a_finished_run_record_cannot_be_changed_or_deleted(workspace, tmp_path):
@@ -103,6 +106,62 @@ def test_the_record_keeps_which_runner_executed_the_run(workspace, tmp_path):
     path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
     run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
     claim_run(run.pk, "worker-7")
-    from beyond_site.runs.services import execute_run
     asyncio.run(execute_run(run.pk, "worker-7"))
     assert run.events.get(type="run_started").data["runner"] == "worker-7"
+
+
+def test_a_runner_that_restarted_fails_at_once_the_runs_of_its_previous_process(workspace):
+    # The previous process: alive at first, then gone, while its lease is still far from running out.
+    previous = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        owners = {"previous": identity_of(previous.pid), "this": runner_identity(),
+                  "elsewhere": "another-host:4242:0123abcd.99/job-7"}
+        runs = {}
+        for name, owner in owners.items():
+            run, _ = start_run(workspace, name, topology=parse_shorthand("offline"))
+            assert claim_run(run.pk, owner)
+            Step.objects.create(run=run, index=1, title="One", content_spec="x")
+            runs[name] = run.pk
+        assert asyncio.run(work_once("sweeper")) is None
+        assert set(Run.objects.filter(status=Run.RUNNING).values_list("pk", flat=True)) == set(runs.values())
+    finally:
+        previous.kill()
+        previous.wait(timeout=10)
+
+    assert asyncio.run(work_once("sweeper")) is None  # the embedded server's first sweep after a restart
+    failed = Run.objects.get(pk=runs["previous"])
+    assert failed.status == Run.FAILED and failed.halt_reason.startswith("interrupted: the server or worker")
+    assert failed.steps.get().status == Step.NOT_RELEASED
+    assert list(failed.events.values_list("type", flat=True)) == ["run_failed"]
+    # A live runner (this very process) and one this machine cannot see are left alone.
+    assert set(Run.objects.filter(status=Run.RUNNING).values_list("pk", flat=True)) == {runs["this"], runs["elsewhere"]}
+
+
+@pytest.fixture
+def refused_once(monkeypatch):
+    """The database refuses the first query on the runs table once armed, as PostgreSQL out of
+    connections does; every later query goes through."""
+    armed = {"on": False}
+    execute = CursorWrapper.execute
+
+    def refusing(self, sql, params=None):
+        if armed["on"] and "runs_run" in sql:
+            armed["on"] = False
+            raise OperationalError("sorry, too many clients already")
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(CursorWrapper, "execute", refusing)
+    return armed
+
+
+def test_a_database_refusal_right_after_the_claim_fails_the_run_instead_of_leaving_it_running(
+        workspace, tmp_path, refused_once):
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
+    run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
+    assert claim_run(run.pk, "worker-1", with_lease=False)
+    refused_once["on"] = True
+    assert asyncio.run(execute_run(run.pk, "worker-1", keep_lease=False)) == Run.FAILED
+    run.refresh_from_db()
+    assert not refused_once["on"]  # the refusal did happen, at the run's first query
+    assert run.status == Run.FAILED and run.halt_reason == "the run could not start: internal error (OperationalError)"
+    assert list(run.events.values_list("type", flat=True)) == ["run_failed"]

@@ -12,7 +12,8 @@ from pipeline.providers.scripted import ScriptError
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.services import claim_run, execute_run, resolve_topology, runner_identity, start_run
+from beyond_site.runs.runners import runner_identity
+from beyond_site.runs.services import claim_run, execute_run, resolve_topology, start_run
 from beyond_site.workspaces.models import Workspace
 
 
@@ -46,8 +47,8 @@ class Command(BaseCommand):
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 
-        run, _ = start_run(workspace, opts["task"], topology=topology)
-        owner = f"beyond_run:{runner_identity()}"
+        run, _ = start_run(workspace, opts["task"], topology=topology, run_here=True)
+        owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
         asyncio.run(execute_run(run.pk, owner))

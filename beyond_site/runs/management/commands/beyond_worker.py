@@ -1,7 +1,9 @@
-"""The scaled-mode runner: claim queued runs from the database and execute them.
+"""The scaled mode's worker: executes runs from the job engine's queue (procrastinate) and the
+engine's periodic housekeeping (failing the runs of dead workers).
 
-Run several of these beside the web servers, with REDIS_URL set so their doorbells reach the
-websockets, and BEYOND_RUN_IN_PROCESS=false on the web servers.
+Run several of these beside web servers that have BEYOND_RUN_IN_PROCESS=false, every process on
+the same PostgreSQL and Redis (docs/operations.md, "Scaled mode"). SIGTERM or SIGINT: no new run
+is taken and the runs in progress finish, then the worker exits; a second signal ends it at once.
 """
 from __future__ import annotations
 
@@ -9,46 +11,77 @@ import asyncio
 import logging
 import signal
 
-from django.core.management.base import BaseCommand
+from channels.db import database_sync_to_async
+from django.apps import apps
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from procrastinate.contrib.django import app
+from procrastinate.worker import Worker
 
-from beyond_site.runs.services import runner_identity, work_once
+from beyond_site.runs.jobs import ENGINE_APP, HOUSEKEEPING_QUEUE, RUNS_QUEUE
+from beyond_site.runs.reaping import fail_runs_of_gone_runners
+from beyond_site.runs.services import ring_reaped
 
 log = logging.getLogger("beyond.worker")
 
 
 class Command(BaseCommand):
-    help = "Claim and execute queued runs until stopped."
+    help = "Execute queued runs (the scaled mode) until stopped."
 
     def add_arguments(self, parser):
         parser.add_argument("--concurrency", type=int, default=4, help="runs executed at once")
-        parser.add_argument("--poll", type=float, default=1.0, help="seconds between polls when idle")
-        parser.add_argument("--once", action="store_true", help="drain the queue, then exit")
+        parser.add_argument("--poll", type=float, default=5.0,
+                            help="seconds between polls of the queue (new runs are announced at once anyway)")
+        parser.add_argument("--once", action="store_true", help="execute what is queued, then exit")
 
     def handle(self, *args, **opts):
-        asyncio.run(self._main(opts["concurrency"], opts["poll"], opts["once"]))
+        if not apps.is_installed(ENGINE_APP):
+            raise CommandError("beyond_worker is the scaled mode's runner: set DATABASE_URL to PostgreSQL")
+        # The web processes queue jobs through Django's connection; a worker needs the engine's
+        # own (it listens for new jobs and keeps a pool).
+        with app.replace_connector(app.connector.get_worker_connector()):
+            asyncio.run(serve(opts["concurrency"], opts["poll"], opts["once"]))
 
-    async def _main(self, concurrency: int, poll: float, once: bool) -> None:
+
+async def serve(concurrency: int, poll: float, once: bool) -> None:
+    async with app.open_async():
+        app.perform_import_paths()
+        # A worker that restarted knows at once that the runs it was executing were interrupted.
+        await ring_reaped(await database_sync_to_async(fail_runs_of_gone_runners)())
+        options = {**app.worker_defaults, "install_signal_handlers": False, "wait": not once,
+                   "fetch_job_polling_interval": poll}
+        workers = [Worker(app=app, **options, queues=[RUNS_QUEUE], name="runs", concurrency=concurrency),
+                   # Its own worker, so reaping never waits for a run slot to free up.
+                   Worker(app=app, **options, queues=[HOUSEKEEPING_QUEUE], name="housekeeping", concurrency=1)]
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
+
+        def stop() -> None:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)  # a second signal ends the process
+            stopping.set()
+            for worker in workers:
+                worker.stop()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stopping.set)
+            loop.add_signal_handler(sig, stop)
+        beats = [asyncio.create_task(_beat_while_draining(worker, stopping)) for worker in workers]
+        try:
+            await asyncio.gather(*(worker.run() for worker in workers))
+        finally:
+            for beat in beats:
+                beat.cancel()
+            await asyncio.gather(*beats, return_exceptions=True)
 
-        async def slot(n: int) -> None:
-            owner = f"{runner_identity()}/{n}"
-            while not stopping.is_set():
-                try:
-                    worked = await work_once(owner)
-                except Exception:  # one bad run must not stop the worker or its other slots
-                    log.exception("worker slot %s failed", n)
-                    worked = None
-                if worked is None:
-                    if once:
-                        return
-                    try:
-                        await asyncio.wait_for(stopping.wait(), poll)
-                    except asyncio.TimeoutError:
-                        pass
 
-        # A stop lets runs in progress finish; a kill leaves them to the reaper, which fails
-        # them without releasing anything.
-        await asyncio.gather(*(slot(n) for n in range(concurrency)))
+async def _beat_while_draining(worker: Worker, stopping: asyncio.Event) -> None:
+    """The engine stops a worker's heartbeat as soon as it starts draining, and a worker silent
+    for BEYOND_WORKER_STALLED_S counts as dead: its runs, which may take minutes more to finish,
+    would be failed. So the heartbeat goes on here until the worker has drained and unregistered."""
+    await stopping.wait()
+    while worker.worker_id is not None:
+        try:
+            await app.job_manager.update_heartbeat(worker.worker_id)
+        except Exception:
+            log.warning("could not record the heartbeat of draining worker %s", worker.worker_id, exc_info=True)
+        await asyncio.sleep(settings.BEYOND_WORKER_HEARTBEAT_S)
