@@ -10,9 +10,46 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
+class ReleasedStep:
+    """One step of a document an earlier run of the conversation released."""
+
+    index: int
+    title: str
+    content: str
+    badge: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class HistoryMessage:
+    """One earlier turn of the conversation: what a member asked ("user"), or what the run that
+    answered released ("assistant": its document, step by step, and its recap)."""
+
     role: str  # "user" or "assistant"
     text: str
+    document: tuple[ReleasedStep, ...] = ()
+    recap: str = ""
+    status: str = ""  # the earlier run's status, for an assistant turn
+
+    @classmethod
+    def answer(cls, document: tuple[ReleasedStep, ...], recap: str, status: str) -> HistoryMessage:
+        """An earlier run's answer, its text rendered from the document it released."""
+        return cls("assistant", released_document_text(document, recap, status), document, recap, status)
+
+
+def released_document_text(document: tuple[ReleasedStep, ...], recap: str, status: str) -> str:
+    """How an earlier run's answer reads in the conversation: every released step, its badge and
+    warnings, then the recap, so a follow-up can revise the document itself."""
+    if not document:
+        return f"(This run ended {status} and released no step.)"
+    lines = [f"The document this run released ({status}):"]
+    for step in document:
+        badge = f" [badge: {step.badge}]" if step.badge else ""
+        lines.append(f"\n## {step.index}. {step.title}{badge}\n{step.content.strip()}")
+        lines += [f"(Warning: {w})" for w in step.warnings]
+    if recap:
+        lines.append(f"\nRecap: {recap.strip()}")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,67 @@
     if (box.value.trim() && box.form.reportValidity()) box.form.requestSubmit();
   });
 
+  // -- the task's length: shown as it is typed, refused before sending when over the limit ----------
+  function updateCount(box) {
+    var counter = document.getElementById("message-count");
+    if (!counter) return;
+    var max = parseInt(box.getAttribute("data-max-chars"), 10);
+    var over = box.value.length > max;
+    counter.textContent = box.value.length.toLocaleString("en") + " / " + max.toLocaleString("en") +
+      (over ? " · " + counter.getAttribute("data-over-text") : "");
+    counter.classList.toggle("is-over", over);
+    box.setCustomValidity(over ? counter.getAttribute("data-over-text") : "");
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches && event.target.matches("#chat-form textarea[name='message']")) updateCount(event.target);
+  });
+
+  // -- a send that cannot reach the server says so, and the typed text stays ------------------------
+  function notice(text) {
+    var slot = document.getElementById("notice");
+    if (!slot) return;
+    slot.innerHTML = "";
+    var p = document.createElement("p");
+    p.className = "alert";
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    slot.appendChild(p);
+  }
+  document.addEventListener("htmx:sendError", function (event) {
+    if (event.detail.elt && event.detail.elt.id === "chat-form") {
+      notice("Could not reach the server: nothing was sent, and your text is kept. Check the connection and send again.");
+    } else {
+      notice("Could not reach the server: nothing was changed. Check the connection and try again.");
+    }
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (status >= 500) notice("The server could not do this (error " + status + "): nothing was changed. Try again in a moment.");
+    else if (status === 403) notice("Your role in this workspace does not allow this.");
+  });
+
+  // -- the live connection: say when it is lost and when it is back ---------------------------------
+  var lost = 0;
+  function banner(text, state) {
+    var el = document.getElementById("connection-banner");
+    if (!el) return;
+    el.textContent = text;
+    el.hidden = !text;
+    el.setAttribute("data-state", state || "");
+  }
+  document.addEventListener("htmx:wsClose", function (event) {
+    var code = event.detail && event.detail.event ? event.detail.event.code : 0;
+    if (code === 1000 || code === 4403) return;  // the run finished, or this page may not follow it
+    lost += 1;
+    banner("Live updates lost: reconnecting… Nothing is lost; the page catches up when the connection is back.", "lost");
+  });
+  document.addEventListener("htmx:wsOpen", function () {
+    if (!lost) return;
+    lost = 0;
+    banner("Connection back: the page is up to date.", "back");
+    setTimeout(function () { if (!lost) banner("", ""); }, 4000);
+  });
+
   document.addEventListener("htmx:afterRequest", function (event) {
     var form = event.detail.elt;
     if (form.id === "chat-form" && event.detail.successful) {
@@ -27,6 +88,7 @@
       // Keep the text if the server sent nothing back (e.g. the task was refused).
       if (event.detail.xhr && event.detail.xhr.status === 200 && !event.detail.xhr.getResponseHeader("HX-Reswap")) {
         box.value = "";
+        updateCount(box);
       }
       box.focus();
     }

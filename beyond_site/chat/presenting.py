@@ -15,6 +15,7 @@ from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
 PROGRESS_TYPES = (
@@ -88,10 +89,31 @@ class RunView:
     recap_html: str
     warnings: list[str]
     last_seq: int
+    #: For a run that did not complete: what happened, in a member's words (the recorded reason is
+    #: `run.halt_reason`, shown one click away).
+    outcome: str = ""
+    recap_findings: list[str] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
         return self.run.status in Run.FINISHED
+
+    @property
+    def released(self) -> int:
+        return sum(1 for s in self.steps if s.status == Step.RELEASED)
+
+    @property
+    def can_export(self) -> bool:
+        return self.finished and self.released > 0
+
+    @property
+    def can_run_again(self) -> bool:
+        return self.run.status in (Run.FAILED, Run.HALTED, Run.CANCELLED)
+
+
+def recap_findings(findings: list[dict] | None) -> list[str]:
+    """The mechanical checks' findings on a recap, one line each, for the warning shown beside it."""
+    return [f"[{f.get('type')}] {f.get('detail')}" for f in findings or []]
 
 
 def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
@@ -128,11 +150,12 @@ def run_views(run_ids) -> dict[int, RunView]:
         run_steps = steps[run_id]
         released = sum(1 for s in run_steps if s.status == Step.RELEASED)
         progress = progress_text(latest.get(run_id), len(run_steps), released)
-        if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) and run.halt_reason:
-            progress = f"{progress}: {run.halt_reason}"
+        outcome = (outcome_text(run.status, run.halt_reason, released)
+                   if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
         views[run_id] = RunView(run=run, status=page_status(run.status), steps=run_steps, progress=progress,
                                 recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
-                                last_seq=last_seqs.get(run_id) or 0)
+                                last_seq=last_seqs.get(run_id) or 0, outcome=outcome,
+                                recap_findings=recap_findings(run.summary_findings))
     return views
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.chat import memories, views
+from beyond_site.chat import conversations, memories, run_actions, views
 
 app_name = "chat"
 urlpatterns = [
@@ -9,7 +9,11 @@ urlpatterns = [
     path("w/<slug:slug>/c/<int:conversation_id>/", views.workspace, name="conversation"),
     path("w/<slug:slug>/send/", views.send, name="send"),
     path("w/<slug:slug>/upload/", views.upload, name="upload"),
-    path("w/<slug:slug>/runs/<int:run_id>/stop/", views.stop, name="stop"),
+    path("w/<slug:slug>/conversations/", conversations.search, name="conversations"),
+    path("w/<slug:slug>/c/<int:conversation_id>/rename/", conversations.rename, name="conversation_rename"),
+    path("w/<slug:slug>/c/<int:conversation_id>/delete/", conversations.delete, name="conversation_delete"),
+    path("w/<slug:slug>/runs/<int:run_id>/stop/", run_actions.stop, name="stop"),
+    path("w/<slug:slug>/runs/<int:run_id>/again/", run_actions.again, name="run_again"),
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
     path("w/<slug:slug>/memories/<int:memory_id>/", memories.edit, name="memory_edit"),
     path("w/<slug:slug>/memories/<int:memory_id>/delete/", memories.delete, name="memory_delete"),

@@ -5,13 +5,13 @@ every object is looked up through the caller's workspace, so authorization has o
 """
 from __future__ import annotations
 
+import os
 import secrets
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, TooManyFilesSent
-from django.http import HttpResponse
+from django.core.exceptions import BadRequest, TooManyFilesSent
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,18 +19,19 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.chat.conversations import page_number, sidebar_context
 from beyond_site.chat.presenting import run_view, run_views
 from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
 from beyond_site.runs.models import Run
-from beyond_site.runs.access import require_run
-from beyond_site.runs.services import may_stop, request_stop, ring_doorbell, ring_stop_bell, schedule_run, start_run
+from beyond_site.lib.http import clean_text
+from beyond_site.runs.services import ConversationDeleted, schedule_run, start_run
+from pipeline.research import search_setting
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Document, Message
-from beyond_site.workspaces.services import DocumentRefused, add_document
+from beyond_site.workspaces.services import DocumentRefused, add_document, may_manage_conversation
 
 MAX_TASK_CHARS = 20_000
 EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
-CONVERSATIONS_PER_PAGE = 100  # the sidebar; "Older conversations" pages back
 
 
 def new_form_key() -> str:
@@ -40,9 +41,12 @@ def new_form_key() -> str:
 
 
 def _conversation_for(membership, conversation_id) -> Conversation | None:
+    """The caller's workspace's (visible) conversation `conversation_id`; 400 for a malformed id."""
     if not conversation_id:
         return None
-    return get_object_or_404(Conversation, pk=conversation_id, workspace=membership.workspace)
+    if not str(conversation_id).isdigit():
+        raise BadRequest("The conversation is not a valid id.")
+    return get_object_or_404(Conversation.visible, pk=int(conversation_id), workspace=membership.workspace)
 
 
 def _exchanges(conversation: Conversation | None, before: Message | None = None) -> tuple[list[dict], int | None]:
@@ -62,29 +66,26 @@ def _exchanges(conversation: Conversation | None, before: Message | None = None)
     return items, earlier
 
 
-def _page_number(value) -> int:
-    try:
-        return max(1, min(int(value), 10_000))
-    except (TypeError, ValueError):
-        return 1
-
-
-def _side_context(membership, conversation, chats_page: int = 1) -> dict:
+def _side_context(membership, conversation, chats_page: int = 1, query: str = "") -> dict:
     workspace = membership.workspace
-    start = (chats_page - 1) * CONVERSATIONS_PER_PAGE
-    conversations = list(workspace.conversations.all()[start:start + CONVERSATIONS_PER_PAGE + 1])
     return {
         "membership": membership,
         "workspace": workspace,
         "can_write": access.allows(membership, access.WRITE),
-        "conversation": conversation,
-        "conversations": conversations[:CONVERSATIONS_PER_PAGE],
-        "chats_page": chats_page,
-        "older_chats": chats_page + 1 if len(conversations) > CONVERSATIONS_PER_PAGE else None,
-        "newer_chats": chats_page - 1 if chats_page > 1 else None,
+        "max_task_chars": MAX_TASK_CHARS,
+        "can_manage": conversation is not None and may_manage_conversation(conversation, membership),
+        "research": research_state(conversation),
+        **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
         "uploads": Document.objects.filter(conversation=conversation) if conversation else [],
     }
+
+
+def research_state(conversation) -> dict:
+    """Whether this server can do web research, and whether this conversation asks for it."""
+    setting = search_setting(os.environ)
+    return {"available": setting.configured, "message": setting.message,
+            "on": setting.configured and bool(conversation and conversation.research)}
 
 
 def _chat_url(slug: str, conversation) -> str:
@@ -110,9 +111,18 @@ def workspace(request, slug, conversation_id=None):
     if conversation is not None and request.GET.get("before", "").isdigit():
         before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation)
     exchanges, earlier = _exchanges(conversation, before)
-    ctx = _side_context(membership, conversation, _page_number(request.GET.get("chats")))
+    ctx = _side_context(membership, conversation, page_number(request.GET.get("chats")),
+                        clean_text(request.GET.get("q", ""))[:200])
     ctx.update(exchanges=exchanges, earlier=earlier, paged_back=before is not None, form_key=new_form_key())
     return render(request, "chat/workspace.html", ctx)
+
+
+def _notice(request, message: str, **extra):
+    """A refusal: nothing changed, so the page keeps what it shows (the typed text included) and
+    only the notice comes, out of band."""
+    response = render(request, "chat/_notice.html", {"notice": message, **extra})
+    response["HX-Reswap"] = "none"
+    return response
 
 
 def _start_from_form(request, slug):
@@ -120,21 +130,33 @@ def _start_from_form(request, slug):
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
-    if not task or len(task) > MAX_TASK_CHARS:
-        message = "Write a task first." if not task else f"A task is at most {MAX_TASK_CHARS:,} characters."
-        response = render(request, "chat/_notice.html", {"notice": message, "form_key": key})
-        response["HX-Reswap"] = "none"  # keep the conversation as it is; the notice comes out of band
-        return response, None
+    if not task:
+        return _notice(request, "Write a task first.", form_key=key), None
+    if len(task) > MAX_TASK_CHARS:
+        return _notice(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
+                                "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key), None
+    if "\x00" in task or (key and "\x00" in key):
+        return _notice(request, "The task contains a NUL character, which cannot be stored. Nothing was sent.",
+                       form_key=None), None
     posted = _conversation_for(membership, request.POST.get("conversation"))
-    run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
-                             idempotency_key=key)
+    title_before = posted.title if posted else None
+    research = research_state(posted)["available"] and request.POST.get("research") == "on"
+    try:
+        run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
+                                 idempotency_key=key, research=research)
+    except ConversationDeleted as exc:
+        return _notice(request, str(exc), form_key=key), None
     conversation = run.conversation
+    if created and conversation.research != research:
+        Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered
+        conversation.research = research
     created_conversation = posted is None or posted.pk != conversation.pk
+    renamed = posted is not None and title_before != conversation.title
     url = _chat_url(slug, conversation)
     if not request.htmx:
         return redirect(url), (run.pk if created else None)
     ctx = _side_context(membership, conversation)
-    ctx.update(form_key=new_form_key(), new_conversation=created_conversation,
+    ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
                exchange={"text": run.task, "rv": run_view(run.pk)} if created else None)
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url
@@ -149,27 +171,6 @@ async def send(request, slug):
     if run_id is not None:
         schedule_run(run_id)
     return response
-
-
-def _stop_from_form(request, slug, run_id):
-    membership = access.require_membership(request, slug, access.WRITE)
-    run = require_run(request, slug, run_id, access.WRITE)
-    if not may_stop(run, request.user, membership):
-        raise PermissionDenied("Only the member who started this run, or an admin, can stop it")
-    stopped = request_stop(run.pk, request.user)
-    return stopped, run.events.count()
-
-
-@login_required
-@require_POST
-async def stop(request, slug, run_id):
-    """Stop a running run (the Stop button): what is released stays, nothing more is."""
-    stopped, last_seq = await sync_to_async(_stop_from_form)(request, slug, run_id)
-    if stopped:
-        await ring_stop_bell(run_id)
-        await ring_doorbell(run_id, last_seq)  # a queued run is cancelled already: show it
-    label = "Stopping…" if stopped else "Already finished"
-    return HttpResponse(f'<button type="button" class="run-stop" data-action="stop" disabled>{label}</button>')
 
 
 MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more

@@ -18,3 +18,8 @@ def client_ip(request) -> str | None:
         if len(hops) >= trusted:
             return hops[-trusted]
     return request.META.get("REMOTE_ADDR") or None
+
+
+def clean_text(value: str) -> str:
+    """Text from a form or a query string without the NUL characters no database column takes."""
+    return (value or "").replace("\x00", "")

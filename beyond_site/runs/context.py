@@ -18,10 +18,11 @@ from dataclasses import dataclass, field, replace
 from django.conf import settings
 from django.db.models import Q
 
-from pipeline.context import Context, Document as ContextDocument, HistoryMessage, render_context
+from pipeline.context import Context, Document as ContextDocument, HistoryMessage, ReleasedStep, render_context
 from pipeline.frameworks import Pack
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.frameworks import available_packs, imported_packs, select_entries
+from beyond_site.runs.models import Run, Step
 from beyond_site.workspaces.models import Document, DocumentChunk, Message
 from beyond_site.workspaces.search import ranked_chunk_ids
 
@@ -55,7 +56,8 @@ def assemble_context(run, *, budget: int | None = None) -> Context:
                    workspace_name=workspace.name)
     base, dropped = _fit_history(base, budget)
     if dropped:
-        notes.append(f"{dropped} earlier conversation messages left out to fit the context budget")
+        notes.append(f"{dropped} earlier turns of the conversation left out to fit the context budget "
+                     "(the oldest first; the latest document is always kept)")
     used = _tokens(base)
 
     packs = available_packs()
@@ -89,21 +91,44 @@ def _memories(workspace) -> tuple[str, ...]:
 
 
 def _history(run) -> tuple[HistoryMessage, ...]:
+    """Every earlier turn of the run's conversation: each message a member sent and, after it, what
+    the run it started released (its steps with their badges and warnings, and its recap)."""
     if not run.conversation_id:
         return ()
-    earlier = (Message.objects.filter(conversation_id=run.conversation_id, created_at__lt=run.created_at)
-               .exclude(run=run).order_by("created_at", "id").values_list("text", flat=True))
-    return tuple(HistoryMessage("user", text) for text in earlier if text)
+    earlier = list(Message.objects.filter(conversation_id=run.conversation_id, created_at__lte=run.created_at)
+                   .exclude(pk=run.message_id).order_by("created_at", "id"))
+    answers = {r.message_id: r for r in Run.objects.filter(message__in=earlier).exclude(pk=run.pk)}
+    steps: dict[int, list[ReleasedStep]] = defaultdict(list)
+    for step in (Step.objects.filter(run__in=answers.values(), status=Step.RELEASED).order_by("run_id", "index")):
+        steps[step.run_id].append(ReleasedStep(step.index, step.title, step.content or "", step.badge or "",
+                                               tuple(step.warnings or ())))
+    history: list[HistoryMessage] = []
+    for message in earlier:
+        history.append(HistoryMessage("user", message.text))
+        answer = answers.get(message.pk)
+        if answer is not None:
+            history.append(HistoryMessage.answer(tuple(steps[answer.pk]), answer.summary or "", answer.status))
+    return tuple(history)
 
 
 def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
-    """Memories always stay; the conversation loses its oldest messages only if it overflows alone."""
+    """Memories always stay; the conversation loses its oldest turns only if it overflows alone, and
+    never the latest document a run released (a follow-up revises it)."""
     room = budget - _tokens(replace(base, history=()))
-    costs = [estimate_tokens(f"[{m.role}] {m.text}\n\n") for m in base.history]
-    dropped = 0
-    while dropped < len(costs) and sum(costs[dropped:]) > room:
+    history = list(base.history)
+    latest = max((n for n, m in enumerate(history) if m.role == "assistant" and m.document), default=None)
+    kept = [True] * len(history)
+    costs = [estimate_tokens(f"[{m.role}] {m.text}\n\n") for m in history]
+    total, dropped = sum(costs), 0
+    for n in range(len(history)):
+        if total <= room:
+            break
+        if n == latest:
+            continue
+        kept[n] = False
+        total -= costs[n]
         dropped += 1
-    return replace(base, history=base.history[dropped:]), dropped
+    return replace(base, history=tuple(m for m, keep in zip(history, kept) if keep)), dropped
 
 
 def _documents_in_scope(run) -> dict[int, _Doc]:

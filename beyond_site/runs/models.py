@@ -42,6 +42,8 @@ class Run(models.Model):
                                      related_name="runs")
     #: The member's message that asked for this run (null for runs started without one).
     message = models.OneToOneField("workspaces.Message", models.PROTECT, null=True, blank=True, related_name="run")
+    #: "Run again": the earlier run of the same task that this one retries (it stays on record).
+    retry_of = models.ForeignKey("self", models.PROTECT, null=True, blank=True, related_name="retries")
     task = models.TextField()
     status = models.CharField(max_length=12, choices=STATUSES, default=QUEUED, db_index=True)
     halt_reason = models.TextField(null=True, blank=True)

@@ -50,6 +50,10 @@ def resolve_topology(workspace: Workspace, override: Topology | None = None) -> 
     return parse_shorthand(settings.BEYOND_PROVIDER)
 
 
+class ConversationDeleted(ValueError):
+    """No new run joins a deleted conversation."""
+
+
 def conversation_title(task: str) -> str:
     """A conversation is named after its first task."""
     return " ".join(task.split())[:80] or "New conversation"
@@ -66,7 +70,7 @@ def research_plan() -> Research:
 
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None,
-              research: bool = False, run_here: bool = False) -> tuple[Run, bool]:
+              research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
     returns the run that key already started, in that run's own conversation. In the scaled mode
@@ -76,6 +80,8 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
             return existing, False
+    if conversation is not None and conversation.deleted_at is not None:
+        raise ConversationDeleted("This conversation was deleted: start a new one.")
     topo = resolve_topology(workspace, topology)
     try:
         with transaction.atomic():  # a new conversation exists only with its run
@@ -91,13 +97,25 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
             run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                                      offline=any(topo.role(r).provider == "offline" for r in ROLES),
-                                     research=research)
+                                     research=research, retry_of=retry_of)
             if jobs.engine_enabled() and not run_here:
                 jobs.run_job(run.pk).defer(run_id=run.pk)
     except IntegrityError:
         # Two submissions with one key raced: the other one won, and that run is this task's run.
         return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
     return run, True
+
+
+class NotRetryable(ValueError):
+    """Only a run that failed, halted or was stopped can be run again."""
+
+
+def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
+    """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
+    if run.status not in (Run.FAILED, Run.HALTED, Run.CANCELLED):
+        raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
+    return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
+                     research=run.research, idempotency_key=idempotency_key)
 
 
 def claim_run(run_id: int, owner: str, *, with_lease: bool = True) -> bool:

@@ -6,3 +6,27 @@ from __future__ import annotations
 
 OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model): "
                "useful for trying the product, not a substitute for a model-drafted document.")
+
+
+def outcome_text(status: str, reason: str | None, released: int) -> str:
+    """What happened to a run that did not complete, in a member's words (the recorded reason, its
+    technical form, is shown beside it one click away)."""
+    kept = ("Nothing was released." if not released else
+            f"Step {released} and the steps before it were released and are kept; nothing after was released."
+            if released > 1 else "Step 1 was released and is kept; nothing after it was released.")
+    reason = reason or ""
+    if status == "cancelled":
+        who = reason.removeprefix("stopped by ").strip() if reason.startswith("stopped by ") else ""
+        return f"Stopped{' by ' + who if who else ''}. {kept}"
+    if reason.startswith("budget:"):
+        return f"The run reached a budget limit of this workspace and stopped. {kept}"
+    if reason.startswith("interrupted:"):
+        return f"The run stopped because the server running it restarted or stopped. {kept}"
+    if reason.startswith("the run could not start"):
+        return "The run could not start (the technical reason below says why). Nothing was drafted."
+    if reason.startswith("the planner gave no valid brief"):
+        return "The planner could not produce a usable plan, so nothing was drafted."
+    if status == "halted":
+        return (f"The run halted: a step could not be drafted or inspected by the verifier, so it was not "
+                f"released and neither was anything after it. {kept}")
+    return f"The run failed. {kept}"

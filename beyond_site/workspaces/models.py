@@ -185,15 +185,31 @@ class WorkspaceEvent(models.Model):
         return f"{self.action} in {self.workspace} by {self.user or 'system'}"
 
 
+class VisibleConversations(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().filter(deleted_at=None)
+
+
 class Conversation(models.Model):
+    """A thread of tasks in a workspace. Deleting one hides it from the chat; the runs it holds stay
+    on the audit record, which is append-only."""
+
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    #: The chat's web-research toggle, remembered per conversation.
+    research = models.BooleanField(default=False)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+
+    objects = models.Manager()
+    visible = VisibleConversations()
 
     class Meta:
         ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["workspace", "-updated_at", "-id"], name="conversation_recent")]
 
     def __str__(self) -> str:
         return self.title

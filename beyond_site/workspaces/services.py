@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Sum
+from django.utils import timezone
 
 from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
@@ -17,7 +18,7 @@ from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
-    Blob, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+    Blob, Conversation, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
 )
 
 
@@ -271,3 +272,38 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
             workspace.topology = stored
             workspace.save(update_fields=["topology"])
     return stored
+
+
+def may_manage_conversation(conversation: Conversation, membership: Membership) -> bool:
+    """The member who started a conversation may rename or delete it, and so may the workspace's admins."""
+    return membership.role == Membership.ADMIN or (
+        membership.role == Membership.MEMBER and conversation.created_by_id == membership.user_id)
+
+
+def clean_conversation_title(title: str) -> str:
+    title = " ".join((title or "").split())
+    if not title:
+        raise ValueError("A conversation needs a title.")
+    if len(title) > 200:
+        raise ValueError("A title is at most 200 characters.")
+    return title
+
+
+@transaction.atomic
+def rename_conversation(conversation: Conversation, title: str, user=None) -> Conversation:
+    title = clean_conversation_title(title)
+    if title != conversation.title:
+        _log(conversation.workspace, user, "conversation_renamed", conversation=conversation.pk,
+             before=conversation.title, after=title)
+        conversation.title = title
+        conversation.save(update_fields=["title"])  # a rename does not make it the most recent
+    return conversation
+
+
+@transaction.atomic
+def delete_conversation(conversation: Conversation, user=None) -> None:
+    """Hide a conversation from the chat. Its runs stay on the audit record (append-only), and so do
+    its messages and uploads, which those runs' records point at."""
+    _log(conversation.workspace, user, "conversation_deleted", conversation=conversation.pk, title=conversation.title)
+    Conversation.objects.filter(pk=conversation.pk).update(deleted_at=timezone.now(),
+                                                           deleted_by=user if getattr(user, "pk", None) else None)

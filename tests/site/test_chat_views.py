@@ -304,9 +304,9 @@ def test_deleting_a_memory_is_its_own_confirmed_form(alice, acme):
 
 
 def test_the_sidebar_pages_to_older_conversations(alice, acme):
-    from beyond_site.chat import views
+    from beyond_site.chat import conversations
 
-    titles = [f"Conversation {n:03d}" for n in range(views.CONVERSATIONS_PER_PAGE + 5)]
+    titles = [f"Conversation {n:03d}" for n in range(conversations.PER_PAGE + 5)]
     for title in titles:
         Conversation.objects.create(workspace=acme, title=title, created_by=alice)
     client = client_for(alice)

@@ -77,7 +77,7 @@ def test_it_drops_the_oldest_messages_only_when_the_conversation_alone_overflows
     ctx = assemble_context(queued_run(workspace, TASK, conversation), budget=2000)
     kept = [m.text.split()[0] for m in ctx.history]
     assert kept and kept[-1] == "MESSAGE-19" and "MESSAGE-0" not in kept
-    assert any("earlier conversation messages left out" in n for n in ctx.notes)
+    assert any("earlier turns of the conversation left out" in n for n in ctx.notes)
     assert ctx.memories
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.scripted import ScriptError
+from pipeline.research import search_setting
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
@@ -26,6 +28,9 @@ class Command(BaseCommand):
         source = parser.add_mutually_exclusive_group()
         source.add_argument("--provider", help="offline | scripted:PATH | openrouter:MODEL | openai:MODEL@BASE_URL")
         source.add_argument("--topology", help="topology JSON: model, provider and effort per role")
+        parser.add_argument("--follow-up", type=int, metavar="RUN_ID",
+                            help="join RUN_ID's conversation, as a follow-up message in the chat does")
+        parser.add_argument("--research", action="store_true", help="do web research before the brief (BEYOND_SEARCH)")
         parser.add_argument("--json", action="store_true", help="print the run trace as JSON")
 
     def handle(self, *args, **opts):
@@ -34,6 +39,16 @@ class Command(BaseCommand):
             raise CommandError(f"unknown workspace {opts['workspace']!r} (create it with beyond_workspace create)")
         if not opts["task"].strip():
             raise CommandError("the task is empty")
+        conversation = None
+        if opts["follow_up"] is not None:
+            earlier = Run.objects.filter(pk=opts["follow_up"], workspace=workspace).select_related("conversation").first()
+            if earlier is None:
+                raise CommandError(f"no run {opts['follow_up']} in workspace {workspace.slug!r} to follow up")
+            conversation = earlier.conversation
+            if conversation is not None and conversation.deleted_at is not None:
+                raise CommandError(f"run {earlier.pk}'s conversation was deleted; start a new one")
+        if opts["research"] and not search_setting(os.environ).configured:
+            raise CommandError(search_setting(os.environ).message)
         try:
             if opts["provider"] is not None:
                 topology = parse_shorthand(opts["provider"])
@@ -47,7 +62,8 @@ class Command(BaseCommand):
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 
-        run, _ = start_run(workspace, opts["task"], topology=topology, run_here=True)
+        run, _ = start_run(workspace, opts["task"], topology=topology, conversation=conversation,
+                           research=opts["research"], run_here=True)
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")

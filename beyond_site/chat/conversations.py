@@ -1,0 +1,105 @@
+"""The conversation list (most recent first, paged, searchable by title and content) and the
+rename and delete actions on a conversation."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from beyond_site.lib.http import clean_text
+from beyond_site.runs.models import Step
+from beyond_site.workspaces import access
+from beyond_site.workspaces.models import Conversation, Message
+from beyond_site.workspaces.services import delete_conversation, may_manage_conversation, rename_conversation
+
+PER_PAGE = 50
+MAX_QUERY = 200
+
+
+def page_number(value) -> int:
+    try:
+        return max(1, min(int(value), 10_000))
+    except (TypeError, ValueError):
+        return 1
+
+
+def matching(workspace, query: str):
+    """The workspace's visible conversations whose title, messages or released steps contain `query`."""
+    conversations = Conversation.visible.filter(workspace=workspace)
+    query = query.strip()
+    if not query:
+        return conversations
+    said = Message.objects.filter(conversation=OuterRef("pk"), text__icontains=query)
+    released = Step.objects.filter(run__conversation=OuterRef("pk"), status=Step.RELEASED, content__icontains=query)
+    return conversations.filter(Q(title__icontains=query) | Exists(said) | Exists(released))
+
+
+def sidebar_context(workspace, current, page: int = 1, query: str = "") -> dict:
+    start = (page - 1) * PER_PAGE
+    listed = list(matching(workspace, query).order_by("-updated_at", "-id")[start:start + PER_PAGE + 1])
+    return {
+        "conversations": listed[:PER_PAGE],
+        "conversation": current,
+        "chats_page": page,
+        "chats_query": query,
+        "older_chats": page + 1 if len(listed) > PER_PAGE else None,
+        "newer_chats": page - 1 if page > 1 else None,
+    }
+
+
+@login_required
+@require_GET
+def search(request, slug):
+    """The conversation list for a search (htmx swaps it in as the member types)."""
+    membership = access.require_membership(request, slug, access.READ)
+    query = clean_text(request.GET.get("q", ""))[:MAX_QUERY]
+    current = None
+    if request.GET.get("current", "").isdigit():
+        current = Conversation.visible.filter(pk=int(request.GET["current"]), workspace=membership.workspace).first()
+    ctx = {"workspace": membership.workspace, "membership": membership,
+           **sidebar_context(membership.workspace, current, page_number(request.GET.get("chats")), query)}
+    return render(request, "chat/_conversations.html", ctx)
+
+
+def _managed(request, slug, conversation_id):
+    membership = access.require_membership(request, slug, access.WRITE)
+    conversation = get_object_or_404(Conversation.visible, pk=conversation_id, workspace=membership.workspace)
+    if not may_manage_conversation(conversation, membership):
+        raise PermissionDenied("Only the member who started this conversation, or an admin, can change it")
+    return membership, conversation
+
+
+@login_required
+@require_POST
+def rename(request, slug, conversation_id):
+    membership, conversation = _managed(request, slug, conversation_id)
+    try:
+        rename_conversation(conversation, clean_text(request.POST.get("title", "")), user=request.user)
+    except ValueError as exc:
+        if not request.htmx:
+            return redirect("chat:conversation", slug, conversation.pk)
+        response = render(request, "chat/_notice.html", {"notice": str(exc)})
+        response["HX-Reswap"] = "none"
+        return response
+    if not request.htmx:
+        return redirect("chat:conversation", slug, conversation.pk)
+    ctx = {"workspace": membership.workspace, "membership": membership, "conversation": conversation,
+           "can_manage": True, **sidebar_context(membership.workspace, conversation)}
+    return render(request, "chat/_renamed.html", ctx)
+
+
+@login_required
+@require_POST
+def delete(request, slug, conversation_id):
+    _, conversation = _managed(request, slug, conversation_id)
+    delete_conversation(conversation, user=request.user)
+    url = reverse("chat:workspace", args=[slug])
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)

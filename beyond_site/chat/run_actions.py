@@ -1,0 +1,63 @@
+"""What a member does to a run from the chat: stop it, or run its task again."""
+from __future__ import annotations
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from beyond_site.chat.presenting import run_view
+from beyond_site.runs.access import require_run
+from beyond_site.runs.services import (ConversationDeleted, NotRetryable, may_stop, request_stop, ring_doorbell,
+                                       ring_stop_bell, run_again, schedule_run)
+from beyond_site.workspaces import access
+
+
+def _stop_from_form(request, slug, run_id):
+    membership = access.require_membership(request, slug, access.WRITE)
+    run = require_run(request, slug, run_id, access.WRITE)
+    if not may_stop(run, request.user, membership):
+        raise PermissionDenied("Only the member who started this run, or an admin, can stop it")
+    stopped = request_stop(run.pk, request.user)
+    return stopped, run.events.count()
+
+
+@login_required
+@require_POST
+async def stop(request, slug, run_id):
+    """Stop a running run (the Stop button): what is released stays, nothing more is."""
+    stopped, last_seq = await sync_to_async(_stop_from_form)(request, slug, run_id)
+    if stopped:
+        await ring_stop_bell(run_id)
+        await ring_doorbell(run_id, last_seq)  # a queued run is cancelled already: show it
+    label = "Stopping…" if stopped else "Already finished"
+    return HttpResponse(f'<button type="button" class="run-stop" data-action="stop" disabled>{label}</button>')
+
+
+def _again_from_form(request, slug, run_id):
+    membership = access.require_membership(request, slug, access.WRITE)
+    earlier = require_run(request, slug, run_id, access.WRITE)
+    try:
+        run, created = run_again(earlier, user=request.user,
+                                 idempotency_key=f"again-{earlier.pk}-{request.user.pk}-{earlier.retries.count()}")
+    except (NotRetryable, ConversationDeleted) as exc:
+        response = render(request, "chat/_notice.html", {"notice": str(exc)})
+        response["HX-Reswap"] = "none"
+        return response, None
+    if not request.htmx:
+        return redirect("chat:conversation", slug, run.conversation_id), (run.pk if created else None)
+    ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True,
+           "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)} if created else None}
+    return render(request, "chat/_again.html", ctx), (run.pk if created else None)
+
+
+@login_required
+@require_POST
+async def again(request, slug, run_id):
+    """Run a failed, halted or stopped run's task again, as a new run in the same conversation."""
+    response, new_run = await sync_to_async(_again_from_form)(request, slug, run_id)
+    if new_run is not None:
+        schedule_run(new_run)
+    return response

@@ -1,0 +1,264 @@
+"""The working loop around a run: follow-ups that see the earlier document, Run again, conversations
+that can be renamed, deleted and searched, honest failure texts, and long input refused, not cut."""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+
+from beyond_site.runs.context import assemble_context
+from beyond_site.runs.contexts import context_messages
+from beyond_site.runs.models import ModelCall, Run
+from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.wording import outcome_text
+from beyond_site.workspaces.models import Conversation, Membership, Message
+from pipeline.topology import parse_shorthand
+from tests import scripting
+from tests.scripting import PASS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FIRST = "The scope covers FIRST-RELEASE-MARKER: every laptop and server."
+
+
+@pytest.fixture
+def members(acme, alice, bob, carol, dave):
+    for user, role in ((alice, "member"), (bob, "member"), (carol, "admin"), (dave, "auditor")):
+        Membership.objects.create(user=user, workspace=acme, role=role)
+    return acme
+
+
+def scripted(tmp_path, steps: dict, name: str, **kwargs):
+    return parse_shorthand("scripted:" + str(scripting.write(tmp_path, scripting.script(steps, **kwargs), name=name)))
+
+
+def finish(run: Run) -> str:
+    assert claim_run(run.pk, "test-runner")
+    return asyncio.run(execute_run(run.pk, "test-runner"))
+
+
+def first_document(acme, alice, tmp_path) -> Run:
+    run, _ = start_run(acme, "Draft our asset register overview", user=alice, topology=scripted(
+        tmp_path, {1: {"executor": [FIRST], "verifier": [PASS]}}, "first.json", summarizer=["RECAP-MARKER of run one."]))
+    assert finish(run) == Run.COMPLETED
+    return run
+
+
+def contexts_of(run: Run, role: str) -> list[str]:
+    return ["\n".join(m["content"] for m in context_messages(c.context))
+            for c in ModelCall.objects.filter(run=run, role=role).select_related("context")]
+
+
+def test_a_follow_up_sees_the_released_document_and_the_verifier_does_not(members, alice, tmp_path):
+    first = first_document(members, alice, tmp_path)
+    second, _ = start_run(members, "Add a section on remote work", user=alice, conversation=first.conversation,
+                          topology=scripted(tmp_path, {1: {"executor": ["Remote work is allowed."], "verifier": [PASS]}},
+                                            "second.json"))
+    assert finish(second) == Run.COMPLETED
+    for role in ("planner", "executor"):
+        for text in contexts_of(second, role):
+            assert "Draft our asset register overview" in text  # the member's earlier message
+            assert FIRST in text and "RECAP-MARKER" in text and "[badge: passed]" in text
+    assert contexts_of(second, "verifier")
+    for text in contexts_of(second, "verifier"):
+        assert "FIRST-RELEASE-MARKER" not in text and "RECAP-MARKER" not in text
+
+
+def test_the_latest_document_is_kept_when_the_conversation_overflows(members, alice, tmp_path):
+    first = first_document(members, alice, tmp_path)
+    for n in range(12):
+        Message.objects.create(conversation=first.conversation, text=f"NOTE-{n} " + "word " * 300, author=alice)
+    follow_up, _ = start_run(members, "Shorten it", user=alice, conversation=first.conversation,
+                             topology=parse_shorthand("offline"))
+    ctx = assemble_context(follow_up, budget=1500)
+    kept = "\n".join(m.text for m in ctx.history)
+    assert FIRST in kept and "NOTE-0 " not in kept
+    assert any("left out" in n and "latest document is always kept" in n for n in ctx.notes)
+
+
+def test_beyond_run_follow_up_joins_the_conversation_and_sees_the_document(members, alice, tmp_path):
+    first = first_document(members, alice, tmp_path)
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Revised."], "verifier": [PASS]}}), name="f.json")
+    out = io.StringIO()
+    call_command("beyond_run", "--workspace", "acme", "--task", "Add a section on remote work", "--follow-up",
+                 str(first.pk), "--provider", f"scripted:{path}", "--json", stdout=out)
+    trace = json.loads(out.getvalue())
+    assert trace["run"]["conversation"] == first.conversation_id
+    second = Run.objects.get(pk=trace["run"]["id"])
+    assert all(FIRST in text for text in contexts_of(second, "planner") + contexts_of(second, "executor"))
+    assert all("FIRST-RELEASE-MARKER" not in text for text in contexts_of(second, "verifier"))
+
+
+def test_beyond_run_refuses_an_unknown_or_deleted_follow_up(members, alice, tmp_path):
+    with pytest.raises(CommandError, match="no run 999"):
+        call_command("beyond_run", "--workspace", "acme", "--task", "x", "--follow-up", "999", "--provider", "offline")
+    first = first_document(members, alice, tmp_path)
+    Conversation.objects.filter(pk=first.conversation_id).update(deleted_at="2026-01-01T00:00:00Z")
+    with pytest.raises(CommandError, match="deleted"):
+        call_command("beyond_run", "--workspace", "acme", "--task", "x", "--follow-up", str(first.pk),
+                     "--provider", "offline")
+
+
+def test_every_run_of_beyond_run_belongs_to_a_conversation(members, tmp_path):
+    out = io.StringIO()
+    call_command("beyond_run", "--workspace", "acme", "--task", "Draft a note", "--provider", "offline", "--json",
+                 stdout=out)
+    trace = json.loads(out.getvalue())
+    assert Conversation.objects.filter(pk=trace["run"]["conversation"], title="Draft a note").exists()
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def failed_run(acme, alice, tmp_path) -> Run:
+    run, _ = start_run(acme, "Draft a note", user=alice, topology=scripted(
+        tmp_path, {1: {"executor": ["One."], "verifier": [PASS]}}, "bad.json", planner=["not a brief", "still not"]))
+    assert finish(run) == Run.FAILED
+    return run
+
+
+def test_run_again_starts_the_same_task_in_the_same_conversation_linked_to_the_old_run(members, alice, tmp_path):
+    old = failed_run(members, alice, tmp_path)
+    response = client_for(alice).post(reverse("chat:run_again", args=["acme", old.pk]), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    new = Run.objects.get(retry_of=old)
+    assert new.task == old.task and new.conversation_id == old.conversation_id and new.pk != old.pk
+    assert f'id="run-{new.pk}"' in response.content.decode() and "Run again of an earlier run" in response.content.decode()
+    assert Run.objects.get(pk=old.pk).status == Run.FAILED  # the old run stays on record as it was
+    assert client_for(dave_of(members)).post(reverse("chat:run_again", args=["acme", old.pk])).status_code == 403
+
+
+def dave_of(workspace):
+    return Membership.objects.get(workspace=workspace, role="auditor").user
+
+
+def test_run_again_is_refused_for_a_completed_run(members, alice, tmp_path):
+    done = first_document(members, alice, tmp_path)
+    response = client_for(alice).post(reverse("chat:run_again", args=["acme", done.pk]), HTTP_HX_REQUEST="true")
+    assert "Only a run that failed, halted or was stopped can be run again." in response.content.decode()
+    assert not Run.objects.filter(retry_of=done).exists()
+
+
+def test_a_failed_run_explains_itself_offers_run_again_and_no_export(members, alice, tmp_path):
+    old = failed_run(members, alice, tmp_path)
+    page = client_for(alice).get(reverse("chat:conversation", args=["acme", old.conversation_id])).content.decode()
+    assert "The planner could not produce a usable plan, so nothing was drafted." in page
+    assert "Technical reason" in page and "the planner gave no valid brief" in page
+    assert 'data-action="run-again"' in page
+    assert "export.md" not in page and "export.docx" not in page  # it released nothing
+
+
+@pytest.mark.parametrize("status, reason, released, expected", [
+    ("failed", "interrupted: the server or worker executing it restarted; unreleased steps were not released", 2,
+     "The run stopped because the server running it restarted or stopped. Step 2 and the steps before it were "
+     "released and are kept; nothing after was released."),
+    ("cancelled", "stopped by alice", 0, "Stopped by alice. Nothing was released."),
+    ("halted", "step 2: the verifier gave no parseable verdict", 1, "The run halted"),
+    ("halted", "budget: the run used 1,200 of its 1,000 tokens", 0, "reached a budget limit"),
+])
+def test_failure_texts_are_written_for_people(status, reason, released, expected):
+    assert expected in outcome_text(status, reason, released)
+    assert "unreleased steps were not released" not in outcome_text(status, reason, released)
+
+
+def conversation_by(acme, user, title) -> Conversation:
+    conversation = Conversation.objects.create(workspace=acme, title=title, created_by=user)
+    Message.objects.create(conversation=conversation, text=f"Message in {title}", author=user)
+    return conversation
+
+
+def test_the_starter_and_admins_rename_a_conversation_others_may_not(members, alice, bob, carol):
+    conversation = conversation_by(members, alice, "Old title")
+    url = reverse("chat:conversation_rename", args=["acme", conversation.pk])
+    assert client_for(bob).post(url, {"title": "Hijacked"}).status_code == 403
+    response = client_for(alice).post(url, {"title": "  Asset   register  "}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "Asset register" in response.content.decode()
+    assert Conversation.objects.get(pk=conversation.pk).title == "Asset register"
+    assert client_for(carol).post(url, {"title": "By the admin"}).status_code == 302
+    refused = client_for(alice).post(url, {"title": "   "}, HTTP_HX_REQUEST="true")
+    assert "needs a title" in refused.content.decode()
+    assert Conversation.objects.get(pk=conversation.pk).title == "By the admin"
+
+
+def test_a_deleted_conversation_leaves_the_chat_and_its_runs_stay_on_record(members, alice, bob, tmp_path):
+    run = first_document(members, alice, tmp_path)
+    conversation = run.conversation
+    assert client_for(bob).post(reverse("chat:conversation_delete", args=["acme", conversation.pk])).status_code == 403
+    response = client_for(alice).post(reverse("chat:conversation_delete", args=["acme", conversation.pk]),
+                                      HTTP_HX_REQUEST="true")
+    assert response["HX-Redirect"] == "/w/acme/"
+    page = client_for(alice).get("/w/acme/").content.decode()
+    assert conversation.title not in page
+    assert client_for(alice).get(reverse("chat:conversation", args=["acme", conversation.pk])).status_code == 404
+    assert Run.objects.get(pk=run.pk).status == Run.COMPLETED  # still on the audit record
+    assert client_for(alice).get(reverse("audit:run", args=["acme", run.pk])).status_code == 200
+    send = client_for(alice).post(reverse("chat:send", args=["acme"]), {"message": "More", "conversation": conversation.pk})
+    assert send.status_code == 404
+
+
+def test_search_finds_conversations_by_title_message_and_released_content(members, alice, globex, tmp_path):
+    conversation_by(members, alice, "Supplier review")
+    conversation_by(members, alice, "Backups")
+    run = first_document(members, alice, tmp_path)  # releases FIRST-RELEASE-MARKER
+    other = Conversation.objects.create(workspace=globex, title="Supplier secrets")
+    client = client_for(alice)
+
+    def listed(query):
+        html = client.get(reverse("chat:conversations", args=["acme"]), {"q": query}).content.decode()
+        return html
+
+    assert "Supplier review" in listed("supplier") and "Backups" not in listed("supplier")
+    assert "Supplier secrets" not in listed("supplier") and str(other.pk) not in listed("supplier")
+    assert "Backups" in listed("Message in Backups")
+    assert run.conversation.title in listed("first-release-marker")
+    assert "No conversation matches" in listed("nothing like this")
+
+
+def test_the_list_shows_dates_and_the_most_recent_first(members, alice):
+    older = conversation_by(members, alice, "Older one")
+    newer = conversation_by(members, alice, "Newer one")
+    Conversation.objects.filter(pk=older.pk).update(updated_at="2026-01-02T10:00:00Z")
+    Conversation.objects.filter(pk=newer.pk).update(updated_at="2026-03-04T10:00:00Z")
+    page = client_for(alice).get("/w/acme/").content.decode()
+    assert page.index("Newer one") < page.index("Older one")
+    assert '<time class="conversation-date small muted" datetime="2026-03-04T10:00:00+00:00"' in page
+    assert ">4 Mar<" in page and ">2 Jan<" in page
+
+
+def test_an_over_long_task_is_refused_whole_never_cut(members, alice):
+    task = "x" * 25_000
+    response = client_for(alice).post(reverse("chat:send", args=["acme"]), {"message": task}, HTTP_HX_REQUEST="true")
+    assert response["HX-Reswap"] == "none"
+    assert "This task is 25,000 characters long; a task is at most 20,000." in response.content.decode()
+    assert not Run.objects.exists() and not Message.objects.exists()
+    page = client_for(alice).get("/w/acme/").content.decode()
+    assert 'data-max-chars="20000"' in page and "maxlength=\"20000\"" not in page  # the browser never cuts a paste
+
+
+def test_a_nul_character_is_refused_with_a_message(members, alice):
+    response = client_for(alice).post(reverse("chat:send", args=["acme"]), {"message": "Draft\x00 a note"},
+                                      HTTP_HX_REQUEST="true")
+    assert "NUL character" in response.content.decode() and not Run.objects.exists()
+
+
+def test_a_malformed_conversation_id_is_a_400_not_a_500(members, alice):
+    response = client_for(alice).post(reverse("chat:send", args=["acme"]), {"message": "x", "conversation": "abc"})
+    assert response.status_code == 400
+
+
+def test_the_first_task_names_a_conversation_started_by_an_upload(members, alice):
+    conversation = Conversation.objects.create(workspace=members, title="New conversation", created_by=alice)
+    response = client_for(alice).post(reverse("chat:send", args=["acme"]),
+                                      {"message": "Draft our backup policy", "conversation": conversation.pk},
+                                      HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="conversations" class="conversations" hx-swap-oob="true"' in html  # the sidebar is updated
+    assert "Draft our backup policy" in html.split('id="conversations"')[1]
