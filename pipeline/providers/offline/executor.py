@@ -19,6 +19,7 @@ from .doctypes import DOC_TYPES, GENERIC, OPEN_POINTS, TBC
 from .fields import Fill, fill
 from .planner import scope_of
 from .reading import Reading, read
+from .revision import compose_revision_step
 from .templates import StepTemplate
 from .text import looks_like_citation, sentences, squash
 
@@ -152,6 +153,9 @@ def compose(ctx: Context, brief: Brief, step: StepPlan, *, issues: list[Issue] |
     ctx = ctx if ctx.task.strip() else replace(ctx, task=brief.task)
     reading = read(ctx)
     fields = fill(reading, scope_of(ctx, reading)[0])
+    revised = compose_revision_step(ctx, reading, brief, step, fields)
+    if revised is not None:
+        return revised
     blocks = [f"## {step.title}", *_body(ctx, reading, brief, step, fields)]
     if issues and any(i.type == "step_contract" for i in issues):
         blocks.insert(1, f"This section delivers: {_spec_without_citations(step.content_spec)}")

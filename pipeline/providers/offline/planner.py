@@ -18,6 +18,7 @@ from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_p
 from .doctypes import TBC
 from .fields import Fill, fill, missing, values
 from .reading import Reading, read
+from .revision import revise, revision_of
 from .templates import DocType
 from .text import clip, looks_like_citation
 from .topics import TOPIC_WORDS, TOPICS
@@ -148,8 +149,12 @@ def _file_judgments(reading: Reading) -> list[str]:
 
 
 def plan(ctx: Context) -> Brief:
-    """The brief for `ctx`: document type, judgments, approved citations and the step plan."""
+    """The brief for `ctx`: document type, judgments, approved citations and the step plan; for a
+    follow-up that changes the conversation's latest document, the revised document's."""
     reading = read(ctx)
+    revision = revision_of(ctx)
+    if revision is not None:
+        return revise(ctx, revision, reading.org)
     doc, subject = reading.task.doc, reading.task.subject_doc
     scope, _ = scope_of(ctx, reading)
     fields = fill(reading, scope)

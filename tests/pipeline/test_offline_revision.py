@@ -1,0 +1,73 @@
+"""The offline engine revises the conversation's latest document instead of starting a new one."""
+from __future__ import annotations
+
+from pipeline import events as ev
+from pipeline.context import Context, HistoryMessage, ReleasedStep
+from pipeline.orchestrator import Orchestrator
+from pipeline.providers.offline import OfflineProvider
+from pipeline.topology import ROLES, parse_shorthand
+
+MEMORIES = ("BrightDesk SAS is a 60-person software company in Lyon.", "Our CISO is Ana Ruiz.")
+FILES = ()
+
+
+async def run(ctx: Context) -> list:
+    provider = OfflineProvider()
+    orchestrator = Orchestrator(ctx, parse_shorthand("offline"), {role: provider for role in ROLES})
+    return [event async for event in orchestrator.events()]
+
+
+def released(events) -> tuple[ReleasedStep, ...]:
+    return tuple(ReleasedStep(e.payload.step, e.payload.title, e.payload.content, e.payload.badge)
+                 for e in events if e.type == ev.STEP_RELEASED)
+
+
+async def first_policy():
+    ctx = Context(task="Draft our information security policy", memories=MEMORIES, workspace_name="BrightDesk",
+                  enabled_frameworks=("ISO/IEC 27001:2022",))
+    events = await run(ctx)
+    assert events[-1].type == ev.RUN_COMPLETED
+    return ctx, released(events)
+
+
+def follow_up(ctx: Context, document, task: str) -> Context:
+    history = (HistoryMessage("user", ctx.task), HistoryMessage.answer(document, "A recap.", "completed"))
+    return Context(task=task, memories=ctx.memories, workspace_name=ctx.workspace_name,
+                   enabled_frameworks=ctx.enabled_frameworks, history=history)
+
+
+async def test_adding_a_section_carries_the_document_over_and_adds_it():
+    ctx, document = await first_policy()
+    events = await run(follow_up(ctx, document, "Add a section on remote work"))
+    assert events[-1].type == ev.RUN_COMPLETED
+    revised = released(events)
+    assert [s.title for s in revised] == [s.title for s in document] + ["Remote work"]
+    assert [s.content for s in revised[:-1]] == [s.content for s in document]  # word for word
+    assert {s.badge for s in revised} == {"passed"}  # every carried citation approved again, nothing flagged
+    assert "remote work" in revised[-1].content and "BrightDesk" in revised[-1].content
+    brief = next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
+    assert brief["judgments"][0].startswith("This run revises the document released earlier")
+    assert "add a section on remote work" not in revised[-1].content.lower()  # not a document about the request
+
+
+async def test_removing_a_section_leaves_it_out():
+    ctx, document = await first_policy()
+    gone = document[1].title
+    events = await run(follow_up(ctx, document, f"Remove the section on {gone.lower()}"))
+    titles = [s.title for s in released(events)]
+    assert gone not in titles and titles == [s.title for s in document if s.title != gone]
+
+
+async def test_a_change_it_cannot_make_is_said_not_pretended():
+    ctx, document = await first_policy()
+    events = await run(follow_up(ctx, document, "Make the tone friendlier"))
+    revised = released(events)
+    assert [s.content for s in revised[:-1]] == [s.content for s in document]
+    assert revised[-1].title == "Change requested" and "cannot reword" in revised[-1].content
+
+
+async def test_a_new_task_in_the_same_conversation_is_a_new_document():
+    ctx, document = await first_policy()
+    events = await run(follow_up(ctx, document, "Draft our incident response procedure"))
+    brief = next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
+    assert not brief["judgments"][0].startswith("This run revises")
