@@ -39,48 +39,93 @@ def browser_type_launch_args():
     return {"executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS, "headless": True}
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    """(base URL, seeded ids). One server for the session; each scenario is its own workspace."""
-    tmp = tmp_path_factory.mktemp("beyond")
+class Daphne:
+    """A real daphne serving beyond_site.asgi on `port` (a free one by default) with `env`."""
+
+    def __init__(self, env: dict, log_path: Path, port: int | None = None):
+        self.env, self.log_path = env, log_path
+        self.port = port or _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Daphne:
+        self.log = open(self.log_path, "a")
+        self.proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(self.port),
+                                      "beyond_site.asgi:application"], cwd=ROOT, env=self.env, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{self.base}/accounts/login/", timeout=2)
+                return self
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne did not start: {self.log_path.read_text()}") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.proc = None
+        self.log.close()
+        if os.environ.get("BEYOND_SHOW_DAPHNE_LOG"):
+            sys.stderr.write(self.log_path.read_text())
+
+
+def server_env(db: Path) -> dict:
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DJANGO_SECRET_KEY": "browser-tests",
+           "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
+           "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    env.pop("REDIS_URL", None)
+    return env
+
+
+def seeded_database(tmp: Path) -> tuple[dict, dict]:
+    """A migrated file database with the scenarios' workspaces; (environment, seeded ids)."""
     scripts = {}
     for name, build in scenarios.ALL.items():
         path = tmp / f"{name}.json"
         path.write_text(json.dumps(build()))
         scripts[name] = str(path)
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DJANGO_SECRET_KEY": "browser-tests",
-           "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
-           "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    env = server_env(tmp / "db.sqlite3")
     run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
     subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
     ids = json.loads(subprocess.run([PYTHON, "tests/browser/seed.py", json.dumps(scripts)], **run).stdout)
-    port = _free_port()
-    log = open(tmp / "daphne.log", "w")
-    proc = subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                             "beyond_site.asgi:application"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    return env, ids
+
+
+def record_of(env: dict, run_id: int) -> dict:
+    """What the database holds of a run (its status, steps and model calls), read by a subprocess."""
+    done = subprocess.run([PYTHON, "tests/browser/inspect_run.py", str(run_id)], cwd=ROOT, env=env, check=True,
+                          capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="session")
+def server_parts(tmp_path_factory):
+    """(the running server, its environment, seeded ids). One server for the session; each scenario
+    is its own workspace."""
+    tmp = tmp_path_factory.mktemp("beyond")
+    env, ids = seeded_database(tmp)
+    daphne = Daphne(env, tmp / "daphne.log").start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/accounts/login/", timeout=2)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"daphne did not start: {(tmp / 'daphne.log').read_text()}") from None
-                time.sleep(0.2)
-        yield base, ids
+        yield daphne, env, ids
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-        if os.environ.get("BEYOND_SHOW_DAPHNE_LOG"):
-            sys.stderr.write((tmp / "daphne.log").read_text())
+        daphne.stop()
+
+
+@pytest.fixture(scope="session")
+def server(server_parts):
+    """(base URL, seeded ids)."""
+    daphne, _, ids = server_parts
+    return daphne.base, ids
 
 
 def login(page, base: str, username: str) -> None:

@@ -60,4 +60,32 @@ def evil() -> dict:
     }
 
 
-ALL = {"steady": steady, "halting": halting, "evil": evil}
+def stoppable() -> dict:
+    """Step 1 is released at once; steps 2 and 3 take far longer than any test waits."""
+    return {
+        "planner": [_planner(3)[0]],
+        "steps": {
+            "1": {"executor": [slow("Part one, released before the stop.", 0.3)], "verifier": [PASS]},
+            "2": {"executor": [slow("Part two, never released.", 60)], "verifier": [PASS]},
+            "3": {"executor": [slow("Part three, never released.", 60)], "verifier": [PASS]},
+        },
+        "summarizer": ["unused"],
+    }
+
+
+def failing() -> dict:
+    """The planner never gives a usable brief: the run fails before any step."""
+    return {"planner": ["not a brief", "still not a brief"], "steps": {}, "summarizer": []}
+
+
+def slow_steps() -> dict:
+    """Steps arrive every few seconds: a page stays connected long enough to lose the server."""
+    return {
+        "planner": [_planner(3)[0]],
+        "steps": {str(n): {"executor": [slow(f"Part {n}.", 8.0 * n)], "verifier": [PASS]} for n in (1, 2, 3)},
+        "summarizer": ["Three parts."],
+    }
+
+
+ALL = {"steady": steady, "halting": halting, "evil": evil, "stoppable": stoppable, "failing": failing,
+       "slow": slow_steps}

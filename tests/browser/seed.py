@@ -33,6 +33,11 @@ def main(scripts: dict[str, str]) -> None:
         Membership.objects.create(user=alice, workspace=workspace, role=Membership.MEMBER)
         Memory.objects.create(workspace=workspace, text="We are a 40-person SaaS company based in Lyon.")
         ids[slug] = workspace.pk
+    # A workspace on the built-in offline engine (no topology of its own: BEYOND_PROVIDER=offline).
+    offline = Workspace.objects.create(slug="offline", name="BrightDesk SAS", topology=None)
+    Membership.objects.create(user=alice, workspace=offline, role=Membership.MEMBER)
+    Memory.objects.create(workspace=offline, text="BrightDesk SAS is a 60-person software company in Lyon.")
+    ids["offline"] = offline.pk
     workspace = Workspace.objects.get(slug="steady")
     conversation = Conversation.objects.create(workspace=workspace, title="Queued", created_by=alice)
     run, _ = start_run(workspace, "A queued task", user=alice, conversation=conversation)
