@@ -37,6 +37,8 @@ def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
         parts.append(_render("chat/_progress.html", rv))
     if types & {ev.SUMMARY_READY, ev.SUMMARY_FAILED}:
         parts.append(_render("chat/_recap.html", rv))
+    if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY} and rv.run.research:
+        parts.append(_render("chat/_sources.html", rv))
     return "".join(parts), max(rv.last_seq, new[-1].seq), False
 
 
@@ -46,6 +48,7 @@ def _state(rv: RunView) -> str:
         return _render("chat/_run.html", rv)
     return "".join([
         _render("chat/_progress.html", rv),
+        _render("chat/_sources.html", rv),
         _render("chat/_steps.html", rv),
         _render("chat/_recap.html", rv),
     ])

@@ -6,12 +6,16 @@ means the blind verifier found no contract violation; nothing here says "verifie
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from html import unescape
 
 from django.db.models import Max, OuterRef, Subquery
+from django.utils.safestring import SafeString, mark_safe
 
 from pipeline import badges, events as ev
+from pipeline.integrity import normalise_url
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
@@ -19,7 +23,8 @@ from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
 PROGRESS_TYPES = (
-    ev.RUN_STARTED, ev.PLANNER_STARTED, ev.PLANNER_REJECTED, ev.BRIEF_READY, ev.STEP_RENDERING,
+    ev.RUN_STARTED, ev.RESEARCH_STARTED, ev.RESEARCH_DONE, ev.PLANNER_STARTED, ev.PLANNER_REJECTED, ev.BRIEF_READY,
+    ev.STEP_RENDERING,
     ev.STEP_VERIFYING, ev.STEP_RERENDERING, ev.STEP_RELEASED, ev.STEP_HALTED, ev.SUMMARIZER_STARTED,
     ev.SUMMARY_READY, ev.SUMMARY_FAILED, *ev.FINAL_TYPES,
 )
@@ -40,6 +45,8 @@ def progress_text(event: RunEvent | None, total: int, released: int) -> str:
     else:
         words = {
             ev.RUN_STARTED: "Starting…",
+            ev.RESEARCH_STARTED: "Searching the web…",
+            ev.RESEARCH_DONE: "Research done: planning the brief…",
             ev.PLANNER_STARTED: "Planning the brief…",
             ev.PLANNER_REJECTED: "Planning again: the first brief was not usable…",
             ev.BRIEF_READY: f"Brief ready: {total} steps to draft",
@@ -93,6 +100,8 @@ class RunView:
     #: `run.halt_reason`, shown one click away).
     outcome: str = ""
     recap_findings: list[str] = field(default_factory=list)
+    #: The pages a research run collected (empty for a run without research).
+    sources: list[SourceView] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
@@ -111,15 +120,62 @@ class RunView:
         return self.run.status in (Run.FAILED, Run.HALTED, Run.CANCELLED)
 
 
+@dataclass
+class SourceView:
+    """One page the run's web research collected: read or not, approved by the brief or not."""
+
+    id: str
+    url: str
+    title: str
+    fetched_at: str
+    status: str
+    reason: str
+    approved: bool
+
+    @property
+    def link(self) -> str:
+        """The URL as a link target only when it is a web address (search results are not ours)."""
+        return self.url if self.url.lower().startswith(("http://", "https://")) else ""
+
+
+def source_views(items: list[dict], brief: dict | None) -> list[SourceView]:
+    approved = {e.get("id") for e in (brief or {}).get("evidence") or []}
+    return [SourceView(id=i.get("id", ""), url=i.get("url", ""), title=i.get("title") or i.get("url", ""),
+                       fetched_at=i.get("fetched_at") or "", status=i.get("status", ""), reason=i.get("reason") or "",
+                       approved=i.get("id") in approved and i.get("status") == "ok")
+            for i in items]
+
+
+_LINK = re.compile(r'<a href="([^"]+)"')
+
+
+def mark_sources(html: SafeString, sources: list[SourceView]) -> SafeString:
+    """Links in released content that point at approved evidence carry its id (E1...), so a reader
+    sees which source backs them. `html` is already sanitised; only fixed markup is added."""
+    approved = [(normalise_url(s.url), s.id) for s in sources if s.approved]
+    if not approved:
+        return html
+
+    def tag(match: re.Match) -> str:
+        url = normalise_url(unescape(match.group(1)))
+        found = next((id_ for known, id_ in approved if known and known == url), None)
+        return match.group(0) + (f' data-evidence="{found}" title="Source {found}"' if found else "")
+
+    marked = _LINK.sub(tag, str(html))
+    marked = re.sub(r'(data-evidence="(E\d+)"[^>]*>.*?</a>)', r'\1<sup class="evidence-id">\2</sup>', marked)
+    return mark_safe(marked)  # noqa: S308  (sanitised input; only fixed attributes and ids added)
+
+
 def recap_findings(findings: list[dict] | None) -> list[str]:
     """The mechanical checks' findings on a recap, one line each, for the warning shown beside it."""
     return [f"[{f.get('type')}] {f.get('detail')}" for f in findings or []]
 
 
-def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
+def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = ()) -> StepView:
     view = StepView(index=step.index, title=step.title, status=step.status)
     if step.status == Step.RELEASED:
-        view.badge, view.warnings, view.html = step.badge, list(step.warnings or []), markdown_to_html(step.content)
+        view.badge, view.warnings = step.badge, list(step.warnings or [])
+        view.html = mark_sources(markdown_to_html(step.content), list(sources))
     elif step.status == Step.HALTED:
         view.badge, view.halt_reason = badges.HALTED, halt_reasons.get(step.index, "")
     return view
@@ -136,9 +192,12 @@ def run_views(run_ids) -> dict[int, RunView]:
                      .values_list("run_id", "last"))
     runs = Run.objects.select_related("workspace").in_bulk(ids)
     halts = halt_reasons(ids)
+    sources = {e.run_id: source_views(e.payload.items, runs[e.run_id].brief)
+               for e in RunEvent.objects.filter(run_id__in=[pk for pk, r in runs.items() if r.research],
+                                                type=ev.EVIDENCE_COLLECTED).only("run_id", "type", "data")}
     steps: dict[int, list[StepView]] = defaultdict(list)
     for s in Step.objects.filter(run_id__in=ids).order_by("run_id", "index"):
-        steps[s.run_id].append(step_view(s, halts[s.run_id]))
+        steps[s.run_id].append(step_view(s, halts[s.run_id], sources.get(s.run_id, ())))
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
@@ -155,7 +214,8 @@ def run_views(run_ids) -> dict[int, RunView]:
         views[run_id] = RunView(run=run, status=page_status(run.status), steps=run_steps, progress=progress,
                                 recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
                                 last_seq=last_seqs.get(run_id) or 0, outcome=outcome,
-                                recap_findings=recap_findings(run.summary_findings))
+                                recap_findings=recap_findings(run.summary_findings),
+                                sources=sources.get(run_id, []))
     return views
 
 

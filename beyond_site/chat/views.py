@@ -74,18 +74,19 @@ def _side_context(membership, conversation, chats_page: int = 1, query: str = ""
         "can_write": access.allows(membership, access.WRITE),
         "max_task_chars": MAX_TASK_CHARS,
         "can_manage": conversation is not None and may_manage_conversation(conversation, membership),
-        "research": research_state(conversation),
+        "research": research_state(conversation, workspace),
         **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
         "uploads": Document.objects.filter(conversation=conversation) if conversation else [],
     }
 
 
-def research_state(conversation) -> dict:
-    """Whether this server can do web research, and whether this conversation asks for it."""
+def research_state(conversation, workspace) -> dict:
+    """Whether this server can do web research, and whether this conversation asks for it (a new
+    one starts as the workspace's default says)."""
     setting = search_setting(os.environ)
-    return {"available": setting.configured, "message": setting.message,
-            "on": setting.configured and bool(conversation and conversation.research)}
+    wanted = conversation.research if conversation is not None else workspace.research_default
+    return {"available": setting.configured, "message": setting.message, "on": setting.configured and wanted}
 
 
 def _chat_url(slug: str, conversation) -> str:
@@ -140,7 +141,7 @@ def _start_from_form(request, slug):
                        form_key=None), None
     posted = _conversation_for(membership, request.POST.get("conversation"))
     title_before = posted.title if posted else None
-    research = research_state(posted)["available"] and request.POST.get("research") == "on"
+    research = research_state(posted, membership.workspace)["available"] and request.POST.get("research") == "on"
     try:
         run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
                                  idempotency_key=key, research=research)

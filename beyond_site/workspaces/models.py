@@ -24,6 +24,8 @@ class Workspace(models.Model):
     topology = models.JSONField(null=True, blank=True)
     #: Keys of the enabled framework packs (pipeline.frameworks); every shipped pack by default.
     enabled_frameworks = models.JSONField(default=default_frameworks, blank=True)
+    #: Whether a new conversation starts with the chat's web-research toggle on.
+    research_default = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

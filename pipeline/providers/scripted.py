@@ -43,6 +43,9 @@ class Script(BaseModel):
     planner: list[Reply | str] = Field(default_factory=list)
     steps: dict[str, StepScript] = Field(default_factory=dict)
     summarizer: list[Reply | str] = Field(default_factory=list)
+    #: The planner's model asked for web-search queries (a research run); without replies here
+    #: that call is an error of its own, and the queries come from the task, as after any failure.
+    research: list[Reply | str] = Field(default_factory=list)
 
     @field_validator("steps")
     @classmethod
@@ -79,6 +82,7 @@ class ScriptedProvider:
         self._queues: dict[tuple, deque[Reply]] = {}
         self._put(("planner",), script.planner)
         self._put(("summarizer",), script.summarizer)
+        self._put(("research",), script.research)
         for key, step in script.steps.items():
             self._put(("executor", int(key)), step.executor)
             self._put(("verifier", int(key)), step.verifier)
@@ -92,6 +96,8 @@ class ScriptedProvider:
     def _key(request: CompletionRequest) -> tuple:
         if request.role in ("executor", "verifier"):
             return (request.role, request.step_index)
+        if request.payload.get("purpose") == "research_queries":
+            return ("research",)  # the planner's own replies stay the brief's
         return (request.role,)
 
     async def complete(self, request: CompletionRequest) -> Completion:
@@ -100,7 +106,7 @@ class ScriptedProvider:
         queue = self._queues.get(key)
         if not queue:
             where = f"step {key[1]} " if len(key) == 2 else ""
-            raise ProviderError("exhausted", f"the scripted file has no more {where}{request.role} replies")
+            raise ProviderError("exhausted", f"the scripted file has no more {where}{key[0]} replies")
         reply = queue.popleft()
         started = time.monotonic()
         if reply.delay_s:

@@ -77,7 +77,7 @@ def test_stop_mid_run_keeps_step_one_and_asks_the_models_nothing_more(page, serv
     late = [c for c in record["calls"] if datetime.fromisoformat(c["created_at"]) > clicked]
     assert all((c["error"] or "").startswith("cancelled") for c in late), late  # recorded as cancelled, nothing new
     assert not [c for c in record["calls"] if c["role"] == "summarizer"]
-    expect(run.locator('[data-step="2"] .step-body')).to_have_count(0)
+    expect(run.locator('[data-step="2"] .step-content')).to_have_count(0)
     page.reload()
     expect(page.locator(f"#run-{run_id(run)}")).to_have_attribute("data-run-status", "cancelled")
 
