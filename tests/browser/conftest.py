@@ -101,6 +101,13 @@ def seeded_database(tmp: Path) -> tuple[dict, dict]:
     return env, ids
 
 
+def add_scripted_workspace(env: dict, slug: str, script: dict, tmp: Path) -> None:
+    path = tmp / f"{slug}.json"
+    path.write_text(json.dumps(script))
+    subprocess.run([PYTHON, "tests/browser/seed.py", "--workspace", slug, str(path)], cwd=ROOT, env=env, check=True,
+                   capture_output=True, text=True)
+
+
 def record_of(env: dict, run_id: int) -> dict:
     """What the database holds of a run (its status, steps and model calls), read by a subprocess."""
     done = subprocess.run([PYTHON, "tests/browser/inspect_run.py", str(run_id)], cwd=ROOT, env=env, check=True,

@@ -45,5 +45,17 @@ def main(scripts: dict[str, str]) -> None:
     print(json.dumps(ids))
 
 
+def scripted_workspace(slug: str, path: str, member: str = "alice") -> None:
+    """One more workspace whose roles all read `path` (tests that build their script late)."""
+    role = {"provider": "scripted", "path": path}
+    workspace = Workspace.objects.create(slug=slug, name=f"{slug.title()} Ltd",
+                                         topology={r: role for r in ("planner", "executor", "verifier", "summarizer")})
+    Membership.objects.create(user=get_user_model().objects.get(username=member), workspace=workspace,
+                              role=Membership.MEMBER)
+
+
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]))
+    if sys.argv[1] == "--workspace":
+        scripted_workspace(sys.argv[2], sys.argv[3])
+    else:
+        main(json.loads(sys.argv[1]))
