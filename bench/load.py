@@ -1,0 +1,256 @@
+"""Load: N members submit a task each through HTTP and follow its run on a websocket, as the chat does.
+
+    .venv/bin/python bench/load.py --runs 100 [--db sqlite|postgres] [--mode embedded|scaled] [--workers 2]
+
+A real daphne (and, in the scaled mode, `beyond_worker` processes on PostgreSQL and Redis) serves a
+fresh database. Each member logs in, posts a task to /send/, opens the run's websocket and reads
+fragments until the run's end. The models are scripted with fixed latencies (planner 1 s, executor
+1 s, verifier 0.5 s, recap 0.5 s, four steps: about 3 s a run if nothing waits). Prints, per run,
+the wall time from submission to the end on the page (p50, p95, max) against that ideal; the lag
+between an event being recorded and the page receiving it (p50, p95, max); pages that never saw
+their run's end; runs lost; the server processes' peak RSS and CPU time.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = str(ROOT / ".venv" / "bin" / "python")
+PASSWORD = "load-test-password-2026"
+STEPS = 4
+LATENCY = {"planner": 1.0, "executor": 1.0, "verifier": 0.5, "summarizer": 0.5}
+IDEAL = LATENCY["planner"] + LATENCY["executor"] + LATENCY["verifier"] + LATENCY["summarizer"]
+PASS = json.dumps({"pass": True, "issues": []})
+SETUP = r"""
+import json, sys
+from django.contrib.auth import get_user_model
+from beyond_site.workspaces.models import Membership, Workspace
+n, script = int(sys.argv[1]), sys.argv[2]
+role = {"provider": "scripted", "path": script}
+workspace = Workspace.objects.create(slug="load", name="Load", topology={r: role for r in
+                                     ("planner", "executor", "verifier", "summarizer")})
+User = get_user_model()
+for k in range(n):
+    user = User.objects.create_user(f"load{k}", password=PASSWORD)
+    Membership.objects.create(user=user, workspace=workspace, role="member")
+"""
+EVENTS = r"""
+import json, sys
+from beyond_site.runs.models import Run, RunEvent
+out = {}
+for run in Run.objects.filter(workspace__slug="load"):
+    out[run.pk] = {"status": run.status, "events": [(e.seq, e.type, e.at.timestamp())
+                                                    for e in RunEvent.objects.filter(run=run).order_by("seq")]}
+print(json.dumps(out))
+"""
+
+
+def script() -> dict:
+    brief = {"task": "Load", "judgments": [], "citations": [],
+             "steps": [{"index": i, "title": f"Part {i}", "content_spec": f"Part {i}."} for i in range(1, STEPS + 1)]}
+    return {"planner": [{"content": json.dumps(brief), "delay_s": LATENCY["planner"]}],
+            "steps": {str(i): {"executor": [{"content": f"Part {i} text.", "delay_s": LATENCY["executor"]}],
+                               "verifier": [{"content": PASS, "delay_s": LATENCY["verifier"]}]}
+                      for i in range(1, STEPS + 1)},
+            "summarizer": [{"content": "Recap.", "delay_s": LATENCY["summarizer"]}]}
+
+
+def manage(env, *args, stdin: str | None = None) -> str:
+    done = subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=env, input=stdin, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def proc_usage(pid: int) -> tuple[float, float]:
+    """(peak RSS in MB, CPU seconds) of a process, from /proc."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return peak, cpu
+    except (OSError, AttributeError):
+        return 0.0, 0.0
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+class Member:
+    def __init__(self, base: str, n: int):
+        self.base, self.n = base, n
+        self.run_id: int | None = None
+        self.submitted = self.ended = None
+        self.received: list[float] = []
+        self.opened: float | None = None
+        self.saw_end = False
+        self.error = ""
+
+    async def go(self, start: asyncio.Event, timeout: float) -> None:
+        try:
+            async with httpx.AsyncClient(base_url=self.base, timeout=60) as client:
+                page = await client.get("/accounts/login/")
+                token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+                await client.post("/accounts/login/", data={"csrfmiddlewaretoken": token, "username": f"load{self.n}",
+                                                            "password": PASSWORD})
+                chat = await client.get("/w/load/")
+                csrf = client.cookies.get("csrftoken")
+                key = re.search(r'name="idempotency_key"[^>]*value="([^"]+)"', chat.text).group(1)
+                await start.wait()
+                self.submitted = time.time()
+                sent = await client.post("/w/load/send/", data={"message": f"Load task {self.n}", "idempotency_key": key},
+                                         headers={"HX-Request": "true", "X-CSRFToken": csrf, "Referer": self.base + "/"})
+                found = re.search(r'ws-connect="/ws/runs/(\d+)/"', sent.text)
+                if sent.status_code != 200 or not found:
+                    self.error = f"send: HTTP {sent.status_code}"
+                    return
+                self.run_id = int(found.group(1))
+                cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+            url = self.base.replace("http", "ws") + f"/ws/runs/{self.run_id}/"
+            async with asyncio.timeout(timeout):
+                async with websockets.connect(url, origin=self.base, additional_headers={"Cookie": cookie},
+                                              open_timeout=30, max_size=None) as ws:
+                    self.opened = time.time()
+                    async for message in ws:
+                        now = time.time()
+                        self.received.append(now)
+                        if 'data-run-status="completed"' in message or 'data-run-status="failed"' in message:
+                            self.saw_end, self.ended = True, now
+        except (TimeoutError, OSError, websockets.WebSocketException, httpx.HTTPError, AttributeError) as exc:
+            self.error = self.error or f"{type(exc).__name__}: {exc}"[:200]
+
+
+async def drive(base: str, runs: int, timeout: float) -> list[Member]:
+    start = asyncio.Event()
+    members = [Member(base, n) for n in range(runs)]
+    tasks = [asyncio.create_task(m.go(start, timeout)) for m in members]
+    await asyncio.sleep(min(60, 2 + runs * 0.15))  # everyone logged in and on the page
+    start.set()
+    await asyncio.gather(*tasks)
+    return members
+
+
+def wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.HTTPError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the server did not start:\n{log.read_text()[-2000:]}") from None
+            time.sleep(0.3)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--mode", choices=["embedded", "scaled"], default="embedded")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--worker-concurrency", type=int, default=50)
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
+    args = parser.parse_args()
+    if args.mode == "scaled" and args.db != "postgres":
+        raise SystemExit("the scaled mode runs on PostgreSQL: add --db postgres")
+
+    tmp = Path(tempfile.mkdtemp(prefix="beyond-load-"))
+    (tmp / "script.json").write_text(json.dumps(script()))
+    env = {**os.environ, "DJANGO_SECRET_KEY": "load-" + "x" * 40, "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+           "DJANGO_SETTINGS_MODULE": "beyond_site.settings", "BEYOND_LOG_LEVEL": "WARNING"}
+    env.pop("REDIS_URL", None)
+    database = f"beyond_load_{os.getpid()}"
+    if args.db == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{tmp / 'db.sqlite3'}"
+    else:
+        env["DATABASE_URL"] = f"{args.postgres}/{database}"
+        subprocess.run(["psql", f"{args.postgres}/postgres", "-qc", f"CREATE DATABASE {database}"], check=True)
+    if args.mode == "scaled":
+        env.update(REDIS_URL=args.redis, BEYOND_RUN_IN_PROCESS="false")
+        subprocess.run(["redis-cli", "-u", args.redis, "flushdb"], check=False, capture_output=True)
+    procs: list[subprocess.Popen] = []
+    try:
+        manage(env, "migrate", "--noinput", "-v0")
+        manage(env, "shell", "-c", SETUP.replace("sys.argv[1]", str(args.runs)).replace("sys.argv[2]", repr(str(tmp / "script.json"))).replace("PASSWORD", repr(PASSWORD)))
+        port = 18000 + os.getpid() % 1000
+        log = tmp / "server.log"
+        out = open(log, "w")
+        procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                                       "beyond_site.asgi:application"], cwd=ROOT, env=env, stdout=out, stderr=out))
+        if args.mode == "scaled":
+            for _ in range(args.workers):
+                procs.append(subprocess.Popen([PY, "manage.py", "beyond_worker", "--concurrency",
+                                               str(args.worker_concurrency)], cwd=ROOT, env=env, stdout=out, stderr=out))
+        base = f"http://127.0.0.1:{port}"
+        wait_http(base + "/accounts/login/", procs[0], log)
+        started = time.monotonic()
+        members = asyncio.run(drive(base, args.runs, args.timeout))
+        elapsed = time.monotonic() - started
+        usage = [proc_usage(p.pid) for p in procs]
+        record = json.loads(manage(env, "shell", "-v", "0", "-c", EVENTS))
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        if args.db == "postgres":
+            subprocess.run(["psql", f"{args.postgres}/postgres", "-qc", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
+                           check=False)
+
+    walls = [m.ended - m.submitted for m in members if m.saw_end]
+    lags = []
+    for m in members:
+        events = record.get(str(m.run_id), {}).get("events", [])
+        for _, _, at in events:
+            if m.opened is None or at < m.opened:
+                continue  # recorded before the page connected: the snapshot brought it
+            after = [t for t in m.received if t >= at - 0.002]
+            if after:
+                lags.append(max(0.0, min(after) - at))
+    finished = {k for k, v in record.items() if v["status"] in ("completed", "halted", "failed", "cancelled")}
+    submitted = [m for m in members if m.run_id is not None]
+    lost = [m for m in submitted if str(m.run_id) not in finished]
+    print(f"{args.runs} runs · {args.mode} · {args.db}" + (f" · {args.workers} workers" if args.mode == "scaled" else "")
+          + f" · {elapsed:.1f} s in all · ideal per run {IDEAL:.1f} s")
+    print(f"per-run wall  p50 {pct(walls, 50):6.2f} s  p95 {pct(walls, 95):6.2f} s  max {max(walls, default=float('nan')):6.2f} s"
+          f"  (p95 = {pct(walls, 95) / IDEAL:.2f}x ideal)")
+    print(f"event lag     p50 {pct(lags, 50) * 1000:6.0f} ms p95 {pct(lags, 95) * 1000:6.0f} ms max "
+          f"{max(lags, default=float('nan')) * 1000:6.0f} ms  ({len(lags)} events)")
+    print(f"pages that never saw the end: {sum(not m.saw_end for m in members)}; submissions refused or failed: "
+          f"{len(members) - len(submitted)}; runs lost: {len(lost)}")
+    errors = sorted({m.error for m in members if m.error})
+    for error in errors[:5]:
+        print(f"  error: {error}")
+    for n, (peak, cpu) in enumerate(usage):
+        print(f"process {n} ({'daphne' if n == 0 else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
