@@ -90,18 +90,26 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), conn_max_age=0
-    )
-}
+DATABASES = {"default": dj_database_url.parse(os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"))}
+#: Threads for the database work of async code (run events, websocket reads): beyond_site/lib/db.py.
+BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 8)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
     # IMMEDIATE transactions and a busy timeout turn "database is locked" into a short wait.
+    # Connections are kept (opening one per event cost more than the event's own write).
+    DATABASES["default"].update(CONN_MAX_AGE=None, CONN_HEALTH_CHECKS=True)
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous=NORMAL;",
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A pool per process (psycopg 3): borrowing a connection costs microseconds, opening one
+    # milliseconds. Size it so every process together stays under the server's max_connections
+    # (100 by default): web processes and workers each take up to BEYOND_DB_POOL_MAX.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": envint("BEYOND_DB_POOL_MIN", 2), "max_size": envint("BEYOND_DB_POOL_MAX", 20),
+        "timeout": envint("BEYOND_DB_POOL_TIMEOUT_S", 10)}
 
 REDIS_URL = os.getenv("REDIS_URL", "")
 if REDIS_URL:

@@ -19,3 +19,15 @@ def carol(django_user_model):
 @pytest.fixture
 def dave(django_user_model):
     return django_user_model.objects.create_user("dave", password="correct horse battery staple")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(tmp_path_factory):
+    """On SQLite, a test database in a file, as the app's own is: the app's async code reads and
+    writes from a pool of threads (beyond_site/lib/db.py), and an in-memory database shared
+    between connections locks whole tables instead of waiting as a file database does."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")

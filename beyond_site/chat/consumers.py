@@ -6,9 +6,9 @@ htmx retries a failed handshake (seen as 1006) forever, but not a 4403 close.
 """
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from beyond_site.lib.db import db
 from beyond_site.chat import fragments
 from beyond_site.runs.access import may_read_run
 from beyond_site.runs.services import ensure_sweeper, run_group
@@ -16,7 +16,7 @@ from beyond_site.runs.services import ensure_sweeper, run_group
 REFUSED = 4403
 
 
-may_read = database_sync_to_async(may_read_run)
+may_read = db(may_read_run)
 
 
 class RunConsumer(AsyncWebsocketConsumer):
@@ -38,7 +38,7 @@ class RunConsumer(AsyncWebsocketConsumer):
             # Join before the snapshot: an event persisted meanwhile rings a bell we will hear.
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.joined = True
-        html, self.last_seq, finished = await database_sync_to_async(fragments.snapshot)(self.run_id)
+        html, self.last_seq, finished = await db(fragments.snapshot)(self.run_id)
         await self._push(html, finished)
 
     async def receive(self, text_data=None, bytes_data=None):
@@ -51,7 +51,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         """The doorbell: read and push whatever this socket has not sent yet."""
         if not await self._still_allowed():
             return
-        html, self.last_seq, finished = await database_sync_to_async(fragments.since)(self.run_id, self.last_seq)
+        html, self.last_seq, finished = await db(fragments.since)(self.run_id, self.last_seq)
         await self._push(html, finished)
 
     async def disconnect(self, code):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from pipeline import events as ev
-from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view
+from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
 from beyond_site.runs.models import RunEvent
 
 
@@ -18,11 +18,24 @@ def snapshot(run_id: int) -> tuple[str, int, bool]:
     return _state(rv), rv.last_seq, rv.finished
 
 
+#: Events after which the whole run is read again; the others (most of them) change one step or
+#: the progress line, and only that is read and rendered.
+WHOLE_RUN = ev.FINAL_TYPES | {ev.BRIEF_READY, ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_COLLECTED}
+
+
 def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
     """(fragments for what changed after `last_seq`, new last seq, finished?)."""
     new = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
     if not new:
         return "", last_seq, False
+    types = {e.type for e in new}
+    if not types & WHOLE_RUN:
+        rv = tail_view(run_id, new)
+        if not rv.run.research:  # a research run's steps mark their sources: the whole view knows them
+            parts = [_render("chat/_step.html", rv, s=s) for s in rv.steps]
+            if rv.progress:
+                parts.append(_render("chat/_progress.html", rv))
+            return "".join(parts), new[-1].seq, False
     rv = run_view(run_id)
     if rv.finished:
         return _render("chat/_run.html", rv), max(rv.last_seq, new[-1].seq), True

@@ -8,7 +8,6 @@ import dataclasses
 import logging
 import os
 
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -21,6 +20,7 @@ from pipeline.orchestrator import Orchestrator, Research, RunSettings
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
+from beyond_site.lib.db import db
 from beyond_site.runs import jobs
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
@@ -213,17 +213,17 @@ class _Recording:
     async def __call__(self, event: Event) -> None:
         if self.lease_lost.is_set():
             raise LeaseLost(self.run_id)
-        row = await database_sync_to_async(self._record)(event)
+        row = await db(self._record)(event)
         await ring_doorbell(self.run_id, row.seq)
 
 
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event) -> str:
     record = _Recording(run_id, owner, lease_lost)
     try:
-        run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
+        run = await db(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
         topology = parse_topology(run.topology)
-        ctx = await database_sync_to_async(assemble_context)(run)
-        checks = MechanicalChecks(await database_sync_to_async(enabled_imported_packs)(run.workspace))
+        ctx = await db(assemble_context)(run)
+        checks = MechanicalChecks(await db(enabled_imported_packs)(run.workspace))
         research = research_plan() if run.research else None
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport)
@@ -313,7 +313,7 @@ async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
     layer, channel = await _listen_for_stop_bell(run_id)
     try:
         while True:
-            reason = await database_sync_to_async(_stop_requested)(run_id)
+            reason = await db(_stop_requested)(run_id)
             if reason:
                 orchestrator.stop(reason)
                 return
@@ -341,8 +341,8 @@ async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
     while True:
         await asyncio.sleep(settings.BEYOND_RUN_HEARTBEAT_S)
         try:
-            if not await database_sync_to_async(renew_lease)(run_id, owner):
-                if not await database_sync_to_async(Run.objects.filter(pk=run_id, status=Run.RUNNING).exists)():
+            if not await db(renew_lease)(run_id, owner):
+                if not await db(Run.objects.filter(pk=run_id, status=Run.RUNNING).exists)():
                     return  # finished: nothing left to hold
                 lost.set()
                 return
@@ -353,7 +353,7 @@ async def _keep_lease(run_id: int, owner: str, lost: asyncio.Event) -> None:
 async def ring_reaped(run_ids: list[int]) -> None:
     """Tell the open pages of runs just failed by a reaper, so they show it at once."""
     for run_id in run_ids:
-        seq = await database_sync_to_async(RunEvent.objects.filter(run_id=run_id).count)()
+        seq = await db(RunEvent.objects.filter(run_id=run_id).count)()
         await ring_doorbell(run_id, seq)
 
 
@@ -397,7 +397,7 @@ def ensure_sweeper() -> None:
 async def _claim_and_execute(run_id: int) -> None:
     owner = runner_identity()
     try:
-        if await database_sync_to_async(claim_run)(run_id, owner):
+        if await db(claim_run)(run_id, owner):
             await execute_run(run_id, owner)
     except Exception:
         log.exception("run %s failed in the background runner", run_id)
@@ -405,9 +405,9 @@ async def _claim_and_execute(run_id: int) -> None:
 
 async def work_once(owner: str) -> int | None:
     """Fail the runs of dead runners, then claim and execute one queued run, if any."""
-    await ring_reaped(await database_sync_to_async(fail_runs_of_gone_runners)())
-    await ring_reaped(await database_sync_to_async(reap_stale_runs)())
-    run_id = await database_sync_to_async(claim_next_run)(owner)
+    await ring_reaped(await db(fail_runs_of_gone_runners)())
+    await ring_reaped(await db(reap_stale_runs)())
+    run_id = await db(claim_next_run)(owner)
     if run_id is not None:
         await execute_run(run_id, owner)
     return run_id

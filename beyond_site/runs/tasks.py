@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import DatabaseError
 from procrastinate import RetryStrategy, exceptions
@@ -16,6 +15,7 @@ from procrastinate.contrib.django import app
 from procrastinate.contrib.django.models import ProcrastinateJob
 from procrastinate.jobs import Status
 
+from beyond_site.lib.db import db
 from beyond_site.runs import reaping
 from beyond_site.runs.jobs import HOUSEKEEPING_QUEUE, REAP_TASK, RUN_TASK, RUNS_QUEUE, run_job, run_lock
 from beyond_site.runs.models import Run
@@ -31,7 +31,7 @@ log = logging.getLogger("beyond.worker")
           retry=RetryStrategy(max_attempts=5, exponential_wait=1, retry_exceptions={DatabaseError}))
 async def execute_run_job(context, run_id: int) -> str:
     owner = job_owner(context.job.id)
-    if not await database_sync_to_async(claim_run)(run_id, owner, with_lease=False):
+    if not await db(claim_run)(run_id, owner, with_lease=False):
         return "not queued"  # finished, cancelled while queued, or taken by a duplicate job: nothing to do
     return await execute_run(run_id, owner, keep_lease=False)
 
@@ -50,9 +50,9 @@ async def reap_interrupted_runs() -> list[int]:
     their job a new one. Returns the runs failed."""
     reaped = await _reap_jobs_of_dead_workers()
     for check in (_interrupt_runs_of_ended_jobs, reaping.reap_stale_runs, reaping.fail_runs_of_gone_runners):
-        reaped += await database_sync_to_async(check)()
+        reaped += await db(check)()
     await ring_reaped(reaped)
-    for run_id in await database_sync_to_async(_queued_runs_without_a_job)():
+    for run_id in await db(_queued_runs_without_a_job)():
         try:
             await run_job(run_id).defer_async(run_id=run_id)
         except exceptions.AlreadyEnqueued:  # deferred meanwhile: that job will run it
@@ -78,13 +78,13 @@ async def _reap_jobs_of_dead_workers() -> list[int]:
 
 async def _reap_stalled(job) -> bool:
     run_id = job.task_kwargs.get("run_id")
-    state = await database_sync_to_async(Run.objects.filter(pk=run_id).values_list("status", "lease_owner").first)()
+    state = await db(Run.objects.filter(pk=run_id).values_list("status", "lease_owner").first)()
     if state and state[0] == Run.QUEUED:
         await app.job_manager.retry_job(job)
         return False
     failed = False
     if state and state[0] == Run.RUNNING and job_of(state[1]) == job.id:
-        failed = await database_sync_to_async(reaping.interrupt_run)(run_id, state[1], reaping.WORKER_SILENT)
+        failed = await db(reaping.interrupt_run)(run_id, state[1], reaping.WORKER_SILENT)
     await app.job_manager.finish_job_by_id_async(job.id, status=Status.FAILED, delete_job=False)
     return failed
 

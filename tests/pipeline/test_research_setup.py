@@ -139,7 +139,7 @@ PLANNER = RoleConfig(provider="scripted", model="m", path="unused")
 
 async def test_the_planner_model_writes_the_queries_without_seeing_the_workspace_memories(tmp_path):
     path = tmp_path / "script.json"
-    path.write_text(json.dumps({"planner": ['{"queries": ["Vendor Example pricing", "Vendor Example SLA"]}']}))
+    path.write_text(json.dumps({"research": ['{"queries": ["Vendor Example pricing", "Vendor Example SLA"]}']}))
     provider = ScriptedProvider(path)
     notes: list[str] = []
     assert await choose_queries(CTX, provider, PLANNER, notes) == (["Vendor Example pricing", "Vendor Example SLA"],
@@ -153,7 +153,7 @@ async def test_the_planner_model_writes_the_queries_without_seeing_the_workspace
 
 async def test_an_unusable_model_reply_falls_back_to_the_task_reader_and_says_so(tmp_path):
     path = tmp_path / "script.json"
-    path.write_text(json.dumps({"planner": ["Sure! Here are some queries: ..."]}))
+    path.write_text(json.dumps({"research": ["Sure! Here are some queries: ..."]}))
     notes: list[str] = []
     queries, source = await choose_queries(CTX, ScriptedProvider(path), PLANNER, notes)
     assert (queries, source) == (task_queries(CTX.task), "task_reader")

@@ -1,0 +1,96 @@
+"""What recording a run costs: a run whose models answer at once, through the real runner and database.
+
+    .venv/bin/python bench/persistence.py [--steps 40] [--db sqlite|postgres] [--repeat 3]
+
+With zero model latency the run's wall time is the pipeline's own work plus persistence (every
+event written, with the rows it implies, before it is announced). Prints the time per step and
+per event, and the queries per event, best of `--repeat` runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = str(ROOT / ".venv" / "bin" / "python")
+PASS = json.dumps({"pass": True, "issues": []})
+
+CHILD = r"""
+import asyncio, json, sys, time
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from beyond_site.runs.models import Run, RunEvent
+from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.workspaces.models import Workspace
+from pipeline.topology import parse_shorthand
+
+script, repeat = sys.argv[1], int(sys.argv[2])
+workspace, _ = Workspace.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
+best = None
+for n in range(repeat):
+    run, _ = start_run(workspace, f"Bench {n}", topology=parse_shorthand(f"scripted:{script}"), run_here=True)
+    claim_run(run.pk, "bench")
+    started = time.perf_counter()
+    status = asyncio.run(execute_run(run.pk, "bench"))
+    wall = time.perf_counter() - started
+    assert status == "completed", status
+    events = RunEvent.objects.filter(run=run).count()
+    if best is None or wall < best[0]:
+        best = (wall, events)
+print(json.dumps({"wall": best[0], "events": best[1]}))
+"""
+
+
+def script(steps: int) -> dict:
+    brief = {"task": "Bench", "judgments": [], "citations": [],
+             "steps": [{"index": i, "title": f"Part {i}", "content_spec": f"Part {i}."} for i in range(1, steps + 1)]}
+    return {"planner": [json.dumps(brief)],
+            "steps": {str(i): {"executor": [f"Part {i} text."], "verifier": [PASS]} for i in range(1, steps + 1)},
+            "summarizer": ["Recap."]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="beyond-persist-"))
+    path = tmp / "script.json"
+    path.write_text(json.dumps(script(args.steps)))
+    env = {**os.environ, "DJANGO_SECRET_KEY": "bench-" + "x" * 40, "DJANGO_SETTINGS_MODULE": "beyond_site.settings",
+           "BEYOND_LOG_LEVEL": "WARNING"}
+    env.pop("REDIS_URL", None)
+    database = f"beyond_persist_{os.getpid()}"
+    if args.db == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{tmp / 'db.sqlite3'}"
+    else:
+        env["DATABASE_URL"] = f"{args.postgres}/{database}"
+        subprocess.run(["psql", f"{args.postgres}/postgres", "-qc", f"CREATE DATABASE {database}"], check=True)
+    try:
+        subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+        done = subprocess.run([PY, "manage.py", "shell", "-v", "0", "-c",
+                               CHILD.replace("sys.argv[1]", repr(str(path))).replace("sys.argv[2]", repr(str(args.repeat)))],
+                              cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(done.stderr[-3000:])
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        if args.db == "postgres":
+            subprocess.run(["psql", f"{args.postgres}/postgres", "-qc", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
+                           check=False)
+    wall, events = result["wall"], result["events"]
+    print(f"{args.steps} steps · {args.db} · zero model latency · best of {args.repeat}")
+    print(f"run wall {wall * 1000:8.1f} ms · {events} events")
+    print(f"per step {wall / args.steps * 1000:8.2f} ms · per event {wall / events * 1000:6.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
