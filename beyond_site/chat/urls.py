@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.chat import memories, views
+from beyond_site.chat import attachments, memories, views
 
 app_name = "chat"
 urlpatterns = [
@@ -9,6 +9,7 @@ urlpatterns = [
     path("w/<slug:slug>/c/<int:conversation_id>/", views.workspace, name="conversation"),
     path("w/<slug:slug>/send/", views.send, name="send"),
     path("w/<slug:slug>/upload/", views.upload, name="upload"),
+    path("w/<slug:slug>/attachments/<int:document_id>/remove/", attachments.remove, name="attachment_remove"),
     path("w/<slug:slug>/runs/<int:run_id>/stop/", views.stop, name="stop"),
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
     path("w/<slug:slug>/memories/<int:memory_id>/", memories.edit, name="memory_edit"),

@@ -10,7 +10,7 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, TooManyFilesSent
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.db import transaction
 from django.db.models import Q
@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.presenting import run_view, run_views
-from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
+from beyond_site.lib.uploads import megabytes, read_files_capped
 from beyond_site.runs.models import Run
 from beyond_site.runs.access import require_run
 from beyond_site.runs.services import may_stop, request_stop, ring_doorbell, ring_stop_bell, schedule_run, start_run
@@ -194,15 +194,10 @@ def upload(request, slug):
     large is refused before its body is parsed, and at most MAX_FILES_PER_UPLOAD files are taken."""
     access.require_membership(request, slug, access.WRITE)
     limit = settings.BEYOND_MAX_FILE_BYTES
-    if body_too_large(request, limit):
+    cap = read_files_capped(request, limit)  # before the CSRF check reads request.POST
+    if cap is None:
         return _upload_notice(request, slug, f"These files are too large together: each file may be at most "
                                              f"{megabytes(limit)}. Nothing was attached.")
-    cap = SizeCapHandler(request, limit)
-    request.upload_handlers.insert(0, cap)
-    try:
-        request.FILES  # parse now, with the cap, before the CSRF check reads request.POST
-    except TooManyFilesSent:
-        request.too_many_files = True
     return _upload(request, slug, cap)
 
 
