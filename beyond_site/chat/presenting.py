@@ -93,6 +93,11 @@ class RunView:
     def finished(self) -> bool:
         return self.run.status in Run.FINISHED
 
+    @property
+    def exportable(self) -> bool:
+        """Finished with at least one step released: a deliverable with something in it."""
+        return self.finished and any(s.status == Step.RELEASED for s in self.steps)
+
 
 def step_view(step: Step, halt_reasons: dict[int, str]) -> StepView:
     view = StepView(index=step.index, title=step.title, status=step.status)
