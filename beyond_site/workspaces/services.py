@@ -38,9 +38,6 @@ def create_workspace(slug: str, name: str | None = None) -> tuple[Workspace, boo
     return Workspace.objects.get_or_create(slug=slug, defaults={"name": name or slug.replace("-", " ").title()})
 
 
-RESERVED_SLUGS = {"new"}
-
-
 def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
     """A workspace made in the app (by a user with the site's staff flag): its maker is its first
     admin, and the change log says who made it. ValueError, changing nothing, for an empty name or a
@@ -49,7 +46,7 @@ def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
     if not name:
         raise ValueError("Give the workspace a name.")
     slug = slugify(slug or name)[:60].strip("-")
-    if not slug or slug in RESERVED_SLUGS:
+    if not slug:
         raise ValueError("Choose a web address with letters or digits (e.g. acme-clinics).")
     with transaction.atomic():
         if Workspace.objects.filter(slug=slug).exists():
