@@ -132,8 +132,9 @@ def table(header: list[list[str]], rows: list[list[str]], align=None) -> list[st
 
 def _section(section: Section, first_warning: int) -> list[str]:
     content = section.blocks if section.released else []
-    lines = [] if starts_with_heading(content) else ["## " + text(section.title)]
+    lines = [] if starts_with_heading(content) else ["## " + text(section.title), ""]
     lines += blocks(content) if content else []
+    lines = lines[:-1] if lines[-1] == "" else lines
     markers = "".join(f"[^w{first_warning + n}]" for n in range(len(section.warnings)))
     lines[0] += markers  # every section opens with a heading: the warnings hang on it
     if not section.released:

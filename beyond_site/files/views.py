@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
@@ -42,8 +42,8 @@ def _target(membership, value) -> Conversation | None:
     """The conversation a file is added to, or None for the whole workspace."""
     if not value or value == "workspace":
         return None
-    if not str(value).isdigit():
-        return None
+    if not str(value).isdigit():  # never widen a malformed choice to the whole workspace
+        raise Http404("No such conversation")
     return get_object_or_404(Conversation, pk=int(value), workspace=membership.workspace)
 
 

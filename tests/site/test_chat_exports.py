@@ -117,7 +117,7 @@ def test_the_markdown_export_has_the_same_shape(finished, alice):
     assert text.startswith('# Access "policy" / v2 \\<draft\\>\n')
     assert "Sections: 1 passed, 1 released with a warning, 1 not released." in text
     assert "## Asset register" in text and "| A-2 | Laptops \\| fleet | IT |" in text
-    assert "## Part 2[^w1]" in text and "[^w1]: Warning: Issues: \\[step\\_contract\\] misses B" in text
+    assert "## Part 2[^w1]\n\nManagers approve." in text and "[^w1]: Warning: Issues: \\[step\\_contract\\] misses B" in text
     assert "[the policy](https://example.org/policy)" in text and "**every**" in text
     assert "| C2 | GDPR | Art. 32 | Security of processing |" in text
     assert text.index("## Verification") < text.index("## Asset register") < text.index("## Appendix")

@@ -70,10 +70,12 @@ def test_a_refused_file_is_named_next_to_the_form_and_changes_nothing(acme, bob)
     assert workspace_state(acme) == before
 
 
-def test_a_conversation_of_another_workspace_is_not_a_target(acme, bob, dave):
+@pytest.mark.parametrize("target", ["foreign", "abc"])
+def test_a_conversation_of_another_workspace_or_a_malformed_one_is_not_a_target(acme, bob, dave, target):
     other = workspace_with("globex", member=dave)
     foreign = Conversation.objects.create(workspace=other, title="Theirs")
-    response = client_for(bob).post("/w/acme/files/add/", {"target": str(foreign.pk),
+    value = str(foreign.pk) if target == "foreign" else target
+    response = client_for(bob).post("/w/acme/files/add/", {"target": value,
                                                            "files": [SimpleUploadedFile("a.txt", b"Fact.")]})
     assert response.status_code == 404 and not Document.objects.filter(name="a.txt").exists()
 
