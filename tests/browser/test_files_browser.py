@@ -29,6 +29,9 @@ def test_a_member_adds_previews_downloads_and_removes_files(page, server, width,
     page.goto(f"{base}/w/team/")
     page.click("a.topbar-link:has-text('Files')")
     expect(page).to_have_url(f"{base}/w/team/files/")
+    expect(page.locator(".topbar .brand")).to_be_visible()  # the top bar says where you are, phone too
+    expect(page.locator(".topbar-workspace")).to_contain_text("Team Ltd: files")
+    expect(page.locator(".topbar-workspace")).to_be_visible()
     expect(row(page, "access-policy.md")).to_contain_text("carol")
     # Workspace-wide
     name = f"suppliers-{label}.md"
