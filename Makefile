@@ -28,7 +28,7 @@ servers: $(SERVERS_BIN)/.installed
 run: venv
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput -v0
-	$(BIN)/python manage.py beyond_demo
+	$(BIN)/python manage.py beyond_demo --host $(HOST) --port $(PORT)
 	$(BIN)/daphne -b $(HOST) -p $(PORT) beyond_site.asgi:application
 
 # Debian's Chromium for the browser tests (Playwright never downloads a browser here).

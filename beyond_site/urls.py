@@ -1,9 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from beyond_site.workspace_settings.creation import new_workspace
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("invitations/", include("beyond_site.accounts.urls")),
+    path("workspaces/new/", new_workspace, name="workspace_new"),
+    path("w/<slug:slug>/files/", include("beyond_site.files.urls")),
     path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
     path("w/<slug:slug>/settings/", include("beyond_site.workspace_settings.urls")),
     path("w/<slug:slug>/runs/", include("beyond_site.exports.urls")),

@@ -76,11 +76,12 @@ def call_context(request, slug: str, run_id: int, call_id: int):
     call = get_object_or_404(ModelCall.objects.select_related("context"), pk=call_id, run=run)
     if call.context is None:
         raise Http404("This call has no recorded context")
-    messages = [{**m, "chars": len(m["content"]), "bytes": len(m["content"].encode("utf-8"))}
-                for m in context_messages(call.context)]
+    # Not "messages": base.html shows that name as the page's notices.
+    call_messages = [{**m, "chars": len(m["content"]), "bytes": len(m["content"].encode("utf-8"))}
+                     for m in context_messages(call.context)]
     return render(request, "audit/call_context.html", {
-        "workspace": run.workspace, "run": run, "call": call, "messages": messages,
-        "total_chars": sum(m["chars"] for m in messages),
+        "workspace": run.workspace, "run": run, "call": call, "call_messages": call_messages,
+        "total_chars": sum(m["chars"] for m in call_messages),
     })
 
 

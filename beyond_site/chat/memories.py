@@ -16,14 +16,17 @@ from beyond_site.workspaces.models import Memory
 from beyond_site.workspaces.services import add_memory, delete_memory, edit_memory
 
 
-def _panel(request, membership, error: str = "", status: int = 200):
+def _panel(request, membership, error: str = "", status: int = 200, error_for=None):
+    """The panel; an error is shown by the form it concerns (`error_for`: "add" or the memory's id),
+    with the text that was refused kept in that form."""
     if not request.htmx:
         back = request.POST.get("next", "")
         if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             back = reverse("chat:workspace", args=[membership.workspace.slug])
         return redirect(back)
     ctx = {"workspace": membership.workspace, "memories": membership.workspace.memories.all(),
-           "can_write": True, "memory_error": error}
+           "can_write": True, "memory_error": error, "error_for": error_for,
+           "refused_text": request.POST.get("text", "") if error else ""}
     return render(request, "chat/_memories.html", ctx, status=status)
 
 
@@ -34,7 +37,7 @@ def add(request, slug):
     try:
         add_memory(membership.workspace, request.POST.get("text", ""), user=request.user)
     except ValueError as exc:
-        return _panel(request, membership, str(exc))
+        return _panel(request, membership, str(exc), error_for="add")
     return _panel(request, membership)
 
 
@@ -46,7 +49,7 @@ def edit(request, slug, memory_id):
     try:
         edit_memory(memory, request.POST.get("text", ""), user=request.user)  # logged in the workspace's history
     except ValueError as exc:
-        return _panel(request, membership, str(exc))
+        return _panel(request, membership, str(exc), error_for=memory.pk)
     return _panel(request, membership)
 
 

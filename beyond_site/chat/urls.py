@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.chat import conversations, memories, run_actions, views
+from beyond_site.chat import attachments, conversations, memories, run_actions, views
 
 app_name = "chat"
 urlpatterns = [
@@ -12,6 +12,7 @@ urlpatterns = [
     path("w/<slug:slug>/conversations/", conversations.search, name="conversations"),
     path("w/<slug:slug>/c/<int:conversation_id>/rename/", conversations.rename, name="conversation_rename"),
     path("w/<slug:slug>/c/<int:conversation_id>/delete/", conversations.delete, name="conversation_delete"),
+    path("w/<slug:slug>/attachments/<int:document_id>/remove/", attachments.remove, name="attachment_remove"),
     path("w/<slug:slug>/runs/<int:run_id>/stop/", run_actions.stop, name="stop"),
     path("w/<slug:slug>/runs/<int:run_id>/again/", run_actions.again, name="run_again"),
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),

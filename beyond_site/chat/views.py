@@ -11,7 +11,7 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest, TooManyFilesSent
+from django.core.exceptions import BadRequest
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.conversations import page_number, sidebar_context
 from beyond_site.chat.presenting import run_view, run_views
-from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
+from beyond_site.lib.uploads import megabytes, read_files_capped
 from beyond_site.runs.models import Run
 from beyond_site.lib.http import clean_text
 from beyond_site.runs.services import ConversationDeleted, schedule_run, start_run
@@ -196,15 +196,10 @@ def upload(request, slug):
     large is refused before its body is parsed, and at most MAX_FILES_PER_UPLOAD files are taken."""
     access.require_membership(request, slug, access.WRITE)
     limit = settings.BEYOND_MAX_FILE_BYTES
-    if body_too_large(request, limit):
+    cap = read_files_capped(request, limit)  # before the CSRF check reads request.POST
+    if cap is None:
         return _upload_notice(request, slug, f"These files are too large together: each file may be at most "
                                              f"{megabytes(limit)}. Nothing was attached.")
-    cap = SizeCapHandler(request, limit)
-    request.upload_handlers.insert(0, cap)
-    try:
-        request.FILES  # parse now, with the cap, before the CSRF check reads request.POST
-    except TooManyFilesSent:
-        request.too_many_files = True
     return _upload(request, slug, cap)
 
 

@@ -1,77 +1,134 @@
-"""What an export of a finished run contains, in reading order, and its Markdown form.
+"""What a deliverable of a finished run contains, in reading order: the one source of both formats
+(Markdown in exports.markdown, DOCX in exports.docx).
 
-Both formats (Markdown here, DOCX in exports.docx) are written from `export_rows`.
+A deliverable is what a compliance officer sends on as it is: a title page (task, workspace, date,
+the models, the verification summary and what a pass does and does not mean), then the document
+itself (the released steps' content, with no step numbers or badges in the body), each warning
+attached to the section it concerns, and the approved citations at the end.
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 
 from django.utils.text import slugify
 
 from pipeline import badges
+from pipeline.topology import ROLES
+from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.wording import OFFLINE_TIP
 
-NOT_RELEASED = "Not released: the run stopped at an earlier step."
+#: What a pass means and does not mean (docs/verifier-contract.md), on every deliverable.
+PASS_MEANING = ("A pass means that the blind verifier, which sees only the brief and the section under "
+                "review, found no contract violation in that section, and that the mechanical checks found "
+                "no citation outside the approved set. It does not mean the content is true, complete or "
+                "correct: review the document before you rely on it.")
+NOT_RELEASED = "This section was not released: the run stopped before it was inspected."
+WARNING_AUTHOR = "Beyond verification"
 
 
-def export_rows(run: Run) -> dict:
-    """What an export contains, in reading order; both formats are written from this."""
+@dataclass
+class Section:
+    """One step of the run as the reader meets it."""
+
+    index: int
+    title: str
+    blocks: list = field(default_factory=list)  # exports.blocks; empty when not released
+    badge: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    note: str = ""  # why a section has no content
+
+    @property
+    def released(self) -> bool:
+        return self.badge in badges.RELEASE_BADGES
+
+
+@dataclass
+class Deliverable:
+    run: Run
+    title: str
+    workspace: str
+    date: str
+    models: list[tuple[str, str]]  # (role, "provider model, effort")
+    sections: list[Section]
+    citations: list[dict]
+    outcome: str  # one sentence: how the run ended
+    counts: list[str]  # "2 passed", "1 passed after a re-render", ...
+    run_warnings: list[str]
+    recap: list  # the summarizer's recap as blocks (empty without one)
+
+    @property
+    def warnings(self) -> list[tuple[Section, str]]:
+        return [(s, w) for s in self.sections for w in s.warnings]
+
+
+def build(run: Run) -> Deliverable:
+    """The deliverable of a finished run."""
     halts = halt_reasons([run.pk])[run.pk]
-    steps = []
+    sections = []
     for step in Step.objects.filter(run=run).order_by("index"):
-        row = {"index": step.index, "title": step.title, "badge": None, "warnings": [], "content": None, "note": ""}
+        section = Section(step.index, clean(step.title))
         if step.status == Step.RELEASED:
-            row.update(badge=step.badge, warnings=list(step.warnings or []), content=step.content or "")
+            section.badge, section.warnings = step.badge, [clean(w) for w in step.warnings or []]
+            blocks = parse(step.content or "")
+            # Every section opens at heading level 1: its own first heading, or its title.
+            section.blocks = normalise_headings(blocks, 1 if starts_with_heading(blocks) else 2)
         elif step.status == Step.HALTED:
-            row.update(badge=badges.HALTED, note=f"Halted, not released: {halts.get(step.index, '')}".rstrip(": "))
+            section.badge = badges.HALTED
+            reason = halts.get(step.index, "")
+            section.note = "This section was not released: it could not be inspected" + (f" ({reason})." if reason else ".")
         else:
-            row["note"] = NOT_RELEASED
-        steps.append(row)
-    citations = (run.brief or {}).get("citations") or []
-    return {"run": run, "steps": steps, "citations": citations}
+            section.note = NOT_RELEASED
+        sections.append(section)
+    when = run.finished_at or run.created_at
+    return Deliverable(
+        run=run, title=one_line(run.task)[:300], workspace=run.workspace.name, date=when.date().isoformat(),
+        models=_models(run), sections=sections, citations=list((run.brief or {}).get("citations") or []),
+        outcome=_outcome(run, sections), counts=_counts(sections),
+        run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4))
 
 
-def badge_line(badge: str) -> str:
-    return f"{badges.label(badge)}: {badges.tip(badge)}"
-
-
-def to_markdown(rows: dict) -> str:
-    run = rows["run"]
-    out = [f"# {_one_line(run.task)}", "", f"Run {run.pk} · status: {run.status}"]
+def _models(run: Run) -> list[tuple[str, str]]:
+    """Provider, model and effort per role; nothing else of the topology (no path, no URL)."""
     if run.offline:
-        out.append(f"Offline engine: {OFFLINE_TIP}")
-    if run.halt_reason:
-        out.append(f"Reason: {_one_line(run.halt_reason)}")
-    for step in rows["steps"]:
-        out += ["", f"## Step {step['index']}: {_one_line(step['title'])}", ""]
-        if step["badge"]:
-            out.append(f"**Badge:** {badge_line(step['badge'])}")
-            out.append("")
-        for warning in step["warnings"]:
-            out += [f"> **Warning:** {_one_line(warning)}", ""]
-        out.append(step["content"] if step["content"] is not None else f"_{step['note']}_")
-    if run.summary:
-        out += ["", "## Recap", "", run.summary]
-    for warning in run.warnings or []:
-        out += ["", f"> **Warning:** {_one_line(warning)}"]
-    out += ["", "## Appendix: approved citations", ""]
-    if rows["citations"]:
-        out += ["| ID | Framework | Reference | Title |", "|---|---|---|---|"]
-        out += [f"| {_cell(c.get('id'))} | {_cell(c.get('framework'))} | {_cell(c.get('ref'))} | {_cell(c.get('title'))} |"
-                for c in rows["citations"]]
-    else:
-        out.append("The brief approved no citations.")
-    return "\n".join(out) + "\n"
+        return [(role, "Beyond's offline engine (no language model)") for role in ROLES]
+    rows = []
+    for role in ROLES:
+        cfg = (run.topology or {}).get(role) or {}
+        model = " ".join(x for x in (cfg.get("provider"), cfg.get("model")) if x) or "unknown"
+        rows.append((role, f"{model}, effort {cfg['effort']}" if cfg.get("effort") else model))
+    return rows
 
 
-def _one_line(text) -> str:
-    return " ".join(str(text or "").split())
+def _counts(sections: list[Section]) -> list[str]:
+    counted = Counter(s.badge for s in sections if s.released)
+    out = [f"{counted[b]} {badges.phrase(b)}" for b in badges.RELEASE_BADGES if counted[b]]
+    missing = sum(not s.released for s in sections)
+    if missing:
+        out.append(f"{missing} not released")
+    return out
 
 
-def _cell(text) -> str:
-    return _one_line(text).replace("|", "\\|")
+def _outcome(run: Run, sections: list[Section]) -> str:
+    released = sum(s.released for s in sections)
+    total = len(sections)
+    if run.status == Run.COMPLETED:
+        return f"All {total} sections were released after inspection by the blind verifier."
+    reason = f" ({one_line(run.halt_reason)})" if run.halt_reason else ""
+    stopped = {Run.HALTED: "halted", Run.FAILED: "failed", Run.CANCELLED: "was stopped"}.get(run.status, run.status)
+    return (f"The run {stopped}{reason}: {released} of {total} sections were released; "
+            "the others are missing from this document.")
+
+
+def offline_note(run: Run) -> str | None:
+    return OFFLINE_TIP if run.offline else None
+
+
+def one_line(text) -> str:
+    return " ".join(clean(text).split())
 
 
 def filename(run: Run, ext: str) -> str:

@@ -1,112 +1,180 @@
-"""Write an export (exports.document.export_rows) as a DOCX with python-docx.
+"""Write a deliverable (exports.document) as a Word document with python-docx.
 
-Step content is Markdown: block structure (headings, paragraphs, lists, code, quotes) and inline
-bold/italic/code are kept from markdown-it's tokens; anything else becomes plain text.
+Real Word structure throughout: the title page, headings in Word's heading styles, Markdown tables
+as Word tables, lists, bold, italic, code and links (absolute http, https and mailto only); each
+verification warning is a Word comment on the heading of the section it concerns, so the body
+reads as the document and the review notes sit in the margin.
 """
 from __future__ import annotations
 
-import re
-
 from docx import Document
+from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
+from docx.opc.constants import RELATIONSHIP_TYPE
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.shared import Cm, Pt, RGBColor
+from docx.text.run import Run
 
-from beyond_site.exports.document import NOT_RELEASED, badge_line
-from beyond_site.lib.markdown import MARKDOWN
-from beyond_site.runs.wording import OFFLINE_TIP
+from pipeline import badges
+from beyond_site.exports.blocks import BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading
+from beyond_site.exports.document import PASS_MEANING, WARNING_AUTHOR, Deliverable, Section, offline_note
 
-# XML 1.0 forbids most control characters; python-docx raises on them, so model text is cleaned.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _text(value) -> str:
-    return _CONTROL.sub("", str(value or ""))
+LINK_COLOUR = RGBColor(0x1F, 0x4E, 0xB4)
+ALIGN = {"left": WD_ALIGN_PARAGRAPH.LEFT, "right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
 
 
-def write(rows: dict, target) -> None:
-    run = rows["run"]
+def write(deliverable: Deliverable, target) -> None:
     doc = Document()
-    doc.add_heading(_text(run.task)[:200], level=0)
-    doc.add_paragraph(f"Run {run.pk} · status: {run.status}")
-    if run.offline:
-        doc.add_paragraph(f"Offline engine: {OFFLINE_TIP}")
-    if run.halt_reason:
-        doc.add_paragraph(f"Reason: {_text(run.halt_reason)}")
-    for step in rows["steps"]:
-        doc.add_heading(f"Step {step['index']}: {_text(step['title'])}", level=1)
-        if step["badge"]:
-            p = doc.add_paragraph()
-            p.add_run("Badge: ").bold = True
-            p.add_run(badge_line(step["badge"]))
-        for warning in step["warnings"]:
-            p = doc.add_paragraph(style="Intense Quote")
-            p.add_run("Warning: ").bold = True
-            p.add_run(_text(warning))
-        if step["content"] is not None:
-            _markdown(doc, step["content"])
-        else:
-            doc.add_paragraph().add_run(step["note"] or NOT_RELEASED).italic = True
-    if run.summary:
-        doc.add_heading("Recap", level=1)
-        _markdown(doc, run.summary)
-    for warning in run.warnings or []:
-        doc.add_paragraph(f"Warning: {_text(warning)}")
+    _title_page(doc, deliverable)
+    for section in deliverable.sections:
+        _section(doc, section)
     doc.add_heading("Appendix: approved citations", level=1)
-    citations = rows["citations"]
-    if citations:
-        table = doc.add_table(rows=1, cols=4)
-        table.style = "Table Grid"
-        for cell, head in zip(table.rows[0].cells, ("ID", "Framework", "Reference", "Title")):
-            cell.text = head
-        for c in citations:
-            cells = table.add_row().cells
-            for cell, key in zip(cells, ("id", "framework", "ref", "title")):
-                cell.text = _text(c.get(key))
+    if deliverable.citations:
+        rows = [[str(c.get(k) or "") for k in ("id", "framework", "ref", "title")] for c in deliverable.citations]
+        _plain_table(doc, ["ID", "Framework", "Reference", "Title"], rows)
     else:
         doc.add_paragraph("The brief approved no citations.")
     doc.save(target)
 
 
-def _markdown(doc, text: str) -> None:
-    tokens = MARKDOWN.parse(_text(text))
-    style, heading, lists = None, None, []
-    for tok in tokens:
-        if tok.type == "heading_open":
-            heading = min(int(tok.tag[1]) + 1, 9)
-        elif tok.type == "heading_close":
-            heading = None
-        elif tok.type in ("bullet_list_open", "ordered_list_open"):
-            lists.append("List Number" if tok.type.startswith("ordered") else "List Bullet")
-        elif tok.type in ("bullet_list_close", "ordered_list_close"):
-            lists.pop()
-        elif tok.type == "blockquote_open":
-            style = "Quote"
-        elif tok.type == "blockquote_close":
-            style = None
-        elif tok.type in ("fence", "code_block"):
+def _title_page(doc, d: Deliverable) -> None:
+    doc.core_properties.title = d.title[:250]
+    doc.core_properties.subject = d.workspace[:250]
+    doc.add_heading(d.title, level=0)
+    for label, value in (("Workspace", d.workspace), ("Date", d.date), ("Prepared with", f"Beyond, run {d.run.pk}")):
+        p = doc.add_paragraph()
+        p.add_run(f"{label}: ").bold = True
+        p.add_run(value)
+    doc.add_heading("Models", level=2)
+    _plain_table(doc, ["Role", "Model"], [[role.capitalize(), model] for role, model in d.models])
+    note = offline_note(d.run)
+    if note:
+        doc.add_paragraph().add_run(note).italic = True
+    doc.add_heading("Verification", level=2)
+    doc.add_paragraph(d.outcome)
+    if d.counts:
+        doc.add_paragraph("Sections: " + ", ".join(d.counts) + "."
+                          + (" Each warning is a comment on its section." if d.warnings else ""))
+    doc.add_paragraph(PASS_MEANING)
+    for warning in d.run_warnings:
+        p = doc.add_paragraph(style="Intense Quote")
+        p.add_run("Warning: ").bold = True
+        p.add_run(warning)
+    if d.recap:
+        doc.add_heading("Recap of the run", level=3)
+        _blocks(doc, d.recap)
+    doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+
+
+def _section(doc, section: Section) -> None:
+    content = section.blocks if section.released else []
+    if starts_with_heading(content):
+        first, rest = content[0], content[1:]
+        heading = doc.add_heading(level=first.level)
+        _spans(heading, first.spans)
+    else:
+        heading, rest = doc.add_heading(section.title, level=1), content
+    if section.warnings:
+        if not heading.runs:  # a heading that is all link: anchor the comments on an empty run
+            heading.add_run("")
+        label = badges.label(section.badge)
+        for warning in section.warnings:
+            doc.add_comment(heading.runs, text=f"{label}: {' '.join(warning.split())}", author=WARNING_AUTHOR,
+                            initials="B")
+    _blocks(doc, rest)
+    if not section.released:
+        doc.add_paragraph().add_run(section.note).italic = True
+
+
+def _blocks(doc, items: list, depth: int = 0) -> None:
+    for block in items:
+        if isinstance(block, Heading):
+            _spans(doc.add_heading(level=block.level), block.spans)
+        elif isinstance(block, Paragraph):
+            _spans(doc.add_paragraph(style="Quote" if block.quote else None), block.spans)
+        elif isinstance(block, Code):
             p = doc.add_paragraph()
-            p.add_run(tok.content.rstrip("\n")).font.name = "Courier New"
-        elif tok.type == "inline":
-            if heading:
-                doc.add_heading(tok.content, level=heading)
-                continue
-            p = doc.add_paragraph(style=lists[-1] if lists else style)
-            _inline(p, tok.children or [])
+            run = p.add_run(block.text)
+            run.font.name, run.font.size = "Courier New", Pt(9)
+        elif isinstance(block, ListBlock):
+            _list(doc, block, depth)
+        elif isinstance(block, Table):
+            _table(doc, block)
+        elif isinstance(block, Rule):
+            doc.add_paragraph("* * *").alignment = WD_ALIGN_PARAGRAPH.CENTER
 
 
-def _inline(paragraph, children) -> None:
-    bold = italic = False
-    for child in children:
-        if child.type == "strong_open":
-            bold = True
-        elif child.type == "strong_close":
-            bold = False
-        elif child.type == "em_open":
-            italic = True
-        elif child.type == "em_close":
-            italic = False
-        elif child.type in ("text", "code_inline"):
-            run = paragraph.add_run(child.content)
-            run.bold, run.italic = bold or None, italic or None
-            if child.type == "code_inline":
-                run.font.name = "Courier New"
-        elif child.type in ("softbreak", "hardbreak"):
-            paragraph.add_run(" " if child.type == "softbreak" else "\n")
+def _list(doc, block: ListBlock, depth: int) -> None:
+    """Bullets in Word's list styles; numbers written out, so each list starts at its own first
+    number (python-docx's numbered style would continue the previous list's count)."""
+    for n, item in enumerate(block.items, start=block.start):
+        lead = item[0] if item and isinstance(item[0], Paragraph) else Paragraph([])
+        if block.ordered:
+            p = doc.add_paragraph(style="List Paragraph")
+            p.paragraph_format.left_indent = Cm(0.9 * (depth + 1))
+            p.paragraph_format.first_line_indent = Cm(-0.6)
+            p.add_run(f"{n}.\t")
+        else:
+            p = doc.add_paragraph(style="List Bullet" + (f" {min(depth + 1, 3)}" if depth else ""))
+        _spans(p, lead.spans)
+        _blocks(doc, item[1:] if item and item[0] is lead else item, depth + 1)
+
+
+def _table(doc, block: Table) -> None:
+    width = max(len(r) for r in [block.header, *block.rows])
+    table = doc.add_table(rows=1 + len(block.rows), cols=width)
+    table.style = "Table Grid"
+    for r, cells in enumerate([block.header, *block.rows]):
+        for c in range(width):
+            paragraph = table.cell(r, c).paragraphs[0]
+            _spans(paragraph, cells[c] if c < len(cells) else [], bold=r == 0)
+            align = block.align[c] if c < len(block.align) else None
+            if align:
+                paragraph.alignment = ALIGN[align]
+    _repeat_header(table)
+
+
+def _plain_table(doc, header: list[str], rows: list[list[str]]) -> None:
+    table = doc.add_table(rows=1 + len(rows), cols=len(header))
+    table.style = "Table Grid"
+    for r, cells in enumerate([header, *rows]):
+        for c, value in enumerate(cells):
+            run = table.cell(r, c).paragraphs[0].add_run(value)
+            run.bold = r == 0 or None
+    _repeat_header(table)
+
+
+def _repeat_header(table) -> None:
+    """The header row repeats at the top of each page a long table runs over."""
+    properties = table.rows[0]._tr.get_or_add_trPr()
+    repeat = OxmlElement("w:tblHeader")
+    repeat.set(qn("w:val"), "true")
+    properties.append(repeat)
+
+
+def _spans(paragraph, spans: list[Span], bold: bool = False) -> None:
+    for span in spans:
+        if span == BREAK:
+            paragraph.add_run().add_break()
+            continue
+        run = _hyperlink_run(paragraph, span.href) if span.href else paragraph.add_run()
+        run.text = span.text
+        run.bold = (span.bold or bold) or None
+        run.italic = span.italic or None
+        if span.code:
+            run.font.name = "Courier New"
+
+
+def _hyperlink_run(paragraph, url: str):
+    """A run inside a w:hyperlink to `url` (python-docx reads hyperlinks but has no call to add one)."""
+    rel_id = paragraph.part.relate_to(url, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("r:id"), rel_id)
+    paragraph._p.append(link)
+    run_element = OxmlElement("w:r")
+    link.append(run_element)
+    run = Run(run_element, paragraph)
+    run.font.color.rgb = LINK_COLOUR
+    run.font.underline = True
+    return run
+

@@ -14,7 +14,7 @@ import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
-# The one Markdown parser: this module renders its HTML, docx_writer walks its tokens for DOCX.
+# The one Markdown parser: this module renders its HTML, the exports walk its tokens (exports/blocks.py).
 MARKDOWN = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 TAGS = {
@@ -25,7 +25,8 @@ ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "th": {"align"}, "td": {"
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
-def _absolute_link(url: str) -> bool:
+def is_safe_link(url: str) -> bool:
+    """True for an absolute http, https or mailto URL: the only links model text may keep."""
     try:
         parts = urlsplit(url.strip())
     except ValueError:
@@ -37,7 +38,7 @@ def _absolute_link(url: str) -> bool:
 
 
 def _filter_attribute(element: str, attribute: str, value: str) -> str | None:
-    if element == "a" and attribute == "href" and not _absolute_link(value):
+    if element == "a" and attribute == "href" and not is_safe_link(value):
         return None  # nh3 drops the attribute; the link text stays
     return value
 

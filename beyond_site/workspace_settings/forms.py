@@ -1,4 +1,5 @@
-"""Forms of the workspace settings page: enabled frameworks, the model per role, members.
+"""Forms of the workspace settings page (enabled frameworks, the model per role, members and
+invitations) and of a new workspace.
 
 No form takes an API key: keys come from the environment only. The topology form offers the
 providers a web user may choose; `scripted` (a file read on the server) is not one of them.
@@ -9,6 +10,7 @@ from django import forms
 from pydantic import ValidationError
 
 from beyond_site.workspaces.models import Membership
+from beyond_site.workspaces.services import INVITATION_DAYS
 from pipeline.topology import DEFAULT_EFFORT, ROLES, RoleConfig, TopologyError, parse_topology
 
 WEB_PROVIDERS = [("offline", "Offline (no model; canned text)"), ("openrouter", "OpenRouter"),
@@ -138,3 +140,17 @@ class AddMemberForm(forms.Form):
 
 class RoleForm(forms.Form):
     role = forms.ChoiceField(choices=Membership.ROLES, label="Role")
+
+
+class InviteForm(forms.Form):
+    role = forms.ChoiceField(choices=Membership.ROLES, initial=Membership.MEMBER, label="Role")
+    days = forms.TypedChoiceField(choices=[(d, f"{d} day{'s' if d > 1 else ''}") for d in INVITATION_DAYS],
+                                  coerce=int, initial=7, label="Valid for")
+    note = forms.CharField(max_length=200, required=False, label="For (optional)",
+                           help_text="A name or an address, to recognise the invitation in the list")
+
+
+class NewWorkspaceForm(forms.Form):
+    name = forms.CharField(max_length=200, label="Name")
+    slug = forms.SlugField(max_length=60, required=False, label="Web address (optional)",
+                           help_text="Letters, digits and dashes; made from the name if left empty")

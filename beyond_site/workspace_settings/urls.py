@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.workspace_settings import views
+from beyond_site.workspace_settings import invitations, views
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "workspace_settings"
@@ -11,4 +11,6 @@ urlpatterns = [
     path("members/", views.member_add, name="member_add"),
     path("members/<int:membership_id>/role/", views.member_role, name="member_role"),
     path("members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),
+    path("invitations/", invitations.create, name="invite"),
+    path("invitations/<int:invitation_id>/withdraw/", invitations.revoke, name="invitation_revoke"),
 ]

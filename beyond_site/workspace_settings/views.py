@@ -1,5 +1,5 @@
 """The workspace settings page, for the workspace's admins: enabled frameworks, the model per role
-(topology) and members.
+(topology), members and invitations (the invitation views are in invitations.py).
 
 Every view starts from `require_membership(..., ADMIN)`: 404 for non-members, 403 for members and
 auditors. Changes go through beyond_site.workspaces.services (which log them); a valid POST
@@ -15,10 +15,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.workspaces import access, services
-from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, RoleForm, TopologyForm
+from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, InviteForm, RoleForm, TopologyForm
 from beyond_site.workspaces.frameworks import available_packs
 from beyond_site.workspaces.models import Membership
 from pipeline.topology import ROLES, TopologyError, parse_shorthand
@@ -26,7 +27,7 @@ from pipeline.topology import ROLES, TopologyError, parse_shorthand
 KEY_VARIABLES = ("OPENROUTER_API_KEY", "OPENAI_API_KEY")
 
 
-def _settings_url(slug: str) -> str:
+def settings_url(slug: str) -> str:
     return reverse("workspace_settings:settings", args=[slug])
 
 
@@ -39,7 +40,7 @@ def _server_default() -> dict:
     return {"roles": [(role, topology.role(role).provider, topology.role(role).model) for role in ROLES]}
 
 
-def _page(request, membership, *, status=200, packs=None, **forms):
+def render_settings(request, membership, *, status=200, packs=None, **forms):
     workspace = membership.workspace
     packs = packs if packs is not None else available_packs()
     current = workspace.topology if isinstance(workspace.topology, dict) else None
@@ -51,6 +52,8 @@ def _page(request, membership, *, status=200, packs=None, **forms):
             packs=packs, initial={"frameworks": [k for k in workspace.enabled_frameworks or [] if k in packs]}),
         "topology_form": forms.get("topology_form") or TopologyForm(current=current),
         "add_member_form": forms.get("add_member_form") or AddMemberForm(),
+        "invite_form": forms.get("invite_form") or InviteForm(),
+        "invitations": _invitations(workspace),
         "members": [(m, RoleForm(initial={"role": m.role}, auto_id=f"id_member{m.pk}_%s")) for m in members],
         "admin_count": sum(m.role == Membership.ADMIN for m in members),
         "server_default": _server_default(),
@@ -65,11 +68,19 @@ def _page(request, membership, *, status=200, packs=None, **forms):
     return render(request, "workspace_settings/settings.html", ctx, status=status)
 
 
+def _invitations(workspace) -> list[tuple]:
+    """(invitation, state) for the pending invitations and the 20 latest others."""
+    now = timezone.now()
+    rows = [(i, i.state(now)) for i in workspace.invitations.select_related("created_by", "accepted_by")[:100]]
+    pending = [row for row in rows if row[1] == "pending"]
+    return pending + [row for row in rows if row[1] != "pending"][:20]
+
+
 @login_required
 @require_GET
 def settings_page(request, slug):
     membership = access.require_membership(request, slug, access.ADMIN)
-    return _page(request, membership)
+    return render_settings(request, membership)
 
 
 @login_required
@@ -79,7 +90,7 @@ def frameworks(request, slug):
     packs = available_packs()
     form = FrameworksForm(request.POST, packs=packs)
     if not form.is_valid():
-        return _page(request, membership, status=400, packs=packs, frameworks_form=form)
+        return render_settings(request, membership, status=400, packs=packs, frameworks_form=form)
     enabled = services.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
                                               user=request.user)
     if enabled:
@@ -87,7 +98,7 @@ def frameworks(request, slug):
         messages.success(request, f"Enabled frameworks saved: {names}.")
     else:
         messages.warning(request, "No framework is enabled now: the planner will cite no framework.")
-    return redirect(_settings_url(slug))
+    return redirect(settings_url(slug))
 
 
 @login_required
@@ -97,15 +108,15 @@ def topology(request, slug):
     workspace = membership.workspace
     form = TopologyForm(request.POST, current=workspace.topology)
     if not form.is_valid():
-        return _page(request, membership, status=400, topology_form=form)
+        return render_settings(request, membership, status=400, topology_form=form)
     try:
         stored = services.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
     except TopologyError as exc:
         form.add_error(None, str(exc))
-        return _page(request, membership, status=400, topology_form=form)
+        return render_settings(request, membership, status=400, topology_form=form)
     messages.success(request, "Models saved: the next run uses " +
                      ("a model per role as set here." if stored else "the server default (BEYOND_PROVIDER)."))
-    return redirect(_settings_url(slug))
+    return redirect(settings_url(slug))
 
 
 @login_required
@@ -121,8 +132,8 @@ def member_add(request, slug):
             form.add_error("username", str(exc))
         else:
             messages.success(request, f"{added.user.get_username()} added as {added.get_role_display().lower()}.")
-            return redirect(_settings_url(slug))
-    return _page(request, membership, status=400, add_member_form=form)
+            return redirect(settings_url(slug))
+    return render_settings(request, membership, status=400, add_member_form=form)
 
 
 def _member(membership, membership_id) -> Membership:
@@ -137,7 +148,7 @@ def _after_change(request, slug):
         return redirect("chat:home")
     if not access.allows(mine, access.ADMIN):
         return redirect("chat:workspace", slug)
-    return redirect(_settings_url(slug))
+    return redirect(settings_url(slug))
 
 
 @login_required
@@ -148,12 +159,12 @@ def member_role(request, slug, membership_id):
     form = RoleForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose admin, member or auditor.")
-        return redirect(_settings_url(slug))
+        return redirect(settings_url(slug))
     try:
         changed = services.change_role(target, form.cleaned_data["role"], user=request.user)
     except services.LastAdminError as exc:
         messages.error(request, str(exc))
-        return redirect(_settings_url(slug))
+        return redirect(settings_url(slug))
     messages.success(request, f"{changed.user.get_username()} is now {changed.get_role_display().lower()}.")
     return _after_change(request, slug)
 
@@ -167,6 +178,6 @@ def member_remove(request, slug, membership_id):
         services.remove_member(target, user=request.user)
     except services.LastAdminError as exc:
         messages.error(request, str(exc))
-        return redirect(_settings_url(slug))
+        return redirect(settings_url(slug))
     messages.success(request, f"{target.user.get_username()} removed from the workspace.")
     return _after_change(request, slug)

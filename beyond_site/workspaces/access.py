@@ -5,6 +5,7 @@ Non-members get a 404 (not a 403) so that workspace slugs do not leak.
 """
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
@@ -43,3 +44,14 @@ def require_membership(request, slug: str, need: str = READ) -> Membership:
 
 def workspaces_for(user):
     return Workspace.objects.filter(memberships__user=user).order_by("name")
+
+
+def users_visible_to(user):
+    """The users `user` can already see: everyone for the site's staff, else the members of the
+    workspaces `user` belongs to. An admin may add these directly; anyone else joins by invitation,
+    so the add form cannot be used to learn which usernames exist."""
+    User = get_user_model()
+    if getattr(user, "is_staff", False):
+        return User.objects.filter(is_active=True)
+    shared = Membership.objects.filter(workspace__memberships__user=user).values("user_id")
+    return User.objects.filter(is_active=True, pk__in=shared)

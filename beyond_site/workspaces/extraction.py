@@ -1,10 +1,13 @@
 """Safe text extraction for workspace files and conversation uploads.
 
 Plain Python, no Django: callers pass settings in through ``Limits``. Types are
-decided by content, never by the extension alone. PDFs and DOCX files are parsed
-in a separate, resource-limited process (``_extract_worker.py``) because pypdf
-has had infinite-loop and memory bugs and python-docx parses XML with
-``huge_tree=True``; this process never imports either for untrusted data.
+decided by content, never by the extension alone. PDFs, DOCX and XLSX files are
+parsed in a separate, resource-limited process (``_extract_worker.py``) because
+pypdf has had infinite-loop and memory bugs, python-docx parses XML with
+``huge_tree=True`` and a workbook's XML can declare anything; this process never
+imports any of them for untrusted data. DOCX and XLSX files are ZIP archives: their
+members are checked here (count, declared sizes, ratio, names) before the worker
+opens them.
 
 No module state is mutated, so ``extract`` is safe to call through
 ``asyncio.to_thread`` from several tasks at once.
@@ -39,7 +42,12 @@ MIME_TYPES = {
     "csv": "text/csv",
     "pdf": "application/pdf",
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
+#: What each parsed kind is called in a message, and the extensions that promise it.
+KIND_NAMES = {"pdf": "a PDF", "docx": "a Word document", "xlsx": "an Excel workbook"}
+PROMISED_BY_EXTENSION = {".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx"}
+ACCEPTED = "a PDF, a Word document (.docx), an Excel workbook (.xlsx), or a plain-text, Markdown or CSV file"
 
 # C0 controls other than tab, line feed, form feed and carriage return, DEL, C1.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
@@ -61,13 +69,15 @@ class Limits:
     zip_max_members: int = 2000
     zip_max_total_uncompressed: int = 200 * MiB
     zip_max_ratio: float = 100.0
+    max_sheet_rows: int = 100_000  # per sheet of a workbook
+    max_cells: int = 1_000_000  # in a whole workbook, empty ones included
 
 
 class ExtractionError(Exception):
     """A refused file. ``code`` is stable for programs, ``message`` is for people.
 
     Codes: too_large, unsupported_type, encrypted_pdf, corrupt, zip_bomb,
-    empty_text, timeout, resource_limit.
+    external_links, empty_text, timeout, resource_limit.
     """
 
     def __init__(self, code: str, message: str) -> None:
@@ -83,24 +93,53 @@ class ExtractionError(Exception):
 class Extracted:
     """The text of an accepted file; ``sha256`` and ``size`` are of the original bytes."""
 
-    kind: str  # "text" | "markdown" | "csv" | "pdf" | "docx"
+    kind: str  # "text" | "markdown" | "csv" | "pdf" | "docx" | "xlsx"
     mime: str
     text: str
     sha256: str
     size: int
     pages: int | None
+    sheets: int | None = None
 
 
 def _mb(n: int) -> str:
     return f"{n / MiB:.0f} MB" if n >= MiB else f"{n} bytes"
 
 
-def _unsupported() -> ExtractionError:
-    return ExtractionError(
-        "unsupported_type",
-        "This file type is not supported. Upload a PDF, a Word document (.docx), "
-        "or a plain-text, Markdown or CSV file.",
-    )
+#: Leading bytes of common files that Beyond does not read, and what to call them.
+_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an older Office file (.doc or .xls; save it as .docx or .xlsx)"),
+    (b"\x7fELF", "a program (an executable)"),
+    (b"MZ", "a Windows program (an executable)"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"{\\rtf", "a rich-text (RTF) document"),
+)
+
+
+def _looks_like(data: bytes, names: list[str] | None = None) -> str:
+    """What unreadable content looks like, in words."""
+    if names is not None:
+        return "a ZIP archive that is neither a Word document nor an Excel workbook"
+    for signature, what in _SIGNATURES:
+        if data.startswith(signature):
+            return what
+    return "random bytes" if data else "an empty file"
+
+
+def _unsupported(data: bytes, filename: str, names: list[str] | None = None) -> ExtractionError:
+    """A refusal that says what the file is, and what it is not when its extension promised more."""
+    what = _looks_like(data, names)
+    promised = PROMISED_BY_EXTENSION.get(PurePosixPath(filename.replace("\\", "/")).suffix.lower())
+    if promised:
+        message = f"This file is not {KIND_NAMES[promised]}: it looks like {what}. Upload {ACCEPTED}."
+    else:
+        message = f"This file type is not supported: it looks like {what}. Upload {ACCEPTED}."
+    return ExtractionError("unsupported_type", message)
 
 
 def _decode_text(data: bytes) -> str | None:
@@ -134,11 +173,11 @@ def _zip_names(data: bytes) -> list[str] | None:
 
 
 def sniff_kind(data: bytes, filename: str) -> str:
-    """Return "pdf", "docx", "markdown", "csv" or "text", judged by content.
+    """Return "pdf", "docx", "xlsx", "markdown", "csv" or "text", judged by content.
 
     The extension only chooses between the text kinds; a PDF named .txt is a
-    PDF, and an executable named .pdf is refused. Raises ExtractionError
-    ("unsupported_type", or "corrupt" for a damaged ZIP).
+    PDF, and an executable named .pdf is refused with what it looks like.
+    Raises ExtractionError ("unsupported_type", or "corrupt" for a damaged ZIP).
     """
     if data.startswith(b"%PDF-"):
         return "pdf"
@@ -146,13 +185,16 @@ def sniff_kind(data: bytes, filename: str) -> str:
         names = _zip_names(data)
         if names is None:
             raise ExtractionError(
-                "corrupt", "This file looks like a ZIP or Word document but is damaged."
+                "corrupt",
+                "This file looks like a ZIP archive (a Word document or an Excel workbook) but is damaged.",
             )
         if "[Content_Types].xml" in names and "word/document.xml" in names:
             return "docx"
-        raise _unsupported()
+        if "[Content_Types].xml" in names and "xl/workbook.xml" in names:
+            return "xlsx"
+        raise _unsupported(data, filename, names)
     if _decode_text(data) is None:
-        raise _unsupported()
+        raise _unsupported(data, filename)
     suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
     if suffix in (".md", ".markdown"):
         return "markdown"
@@ -161,18 +203,17 @@ def sniff_kind(data: bytes, filename: str) -> str:
     return "text"
 
 
-def _check_docx_zip(data: bytes, limits: Limits) -> None:
+def _check_zip(data: bytes, kind: str, limits: Limits) -> None:
     """Refuse zip bombs and path tricks using only the central directory.
 
     Declared sizes are what count: zipfile never returns more than a member's
     declared size (and fails the CRC if the data disagrees), so bounding them
-    bounds what python-docx can inflate.
+    bounds what python-docx or openpyxl can inflate.
     """
+    what = "Word document" if kind == "docx" else "Excel workbook"
 
     def bomb(why: str) -> ExtractionError:
-        return ExtractionError(
-            "zip_bomb", f"This Word document was refused because {why}."
-        )
+        return ExtractionError("zip_bomb", f"This {what} was refused because {why}.")
 
     def check_ratio(size: int, compressed: int, subject: str) -> None:
         ratio = size / max(compressed, 1)
@@ -197,6 +238,24 @@ def _check_docx_zip(data: bytes, limits: Limits) -> None:
             f"it expands to {_mb(total)} (the limit is {_mb(limits.zip_max_total_uncompressed)})"
         )
     check_ratio(total, total_compressed, "it")
+    if kind == "xlsx":
+        _check_no_external_links(members)
+
+
+def _check_no_external_links(members: list[zipfile.ZipInfo]) -> None:
+    """Refuse a workbook that links to other workbooks or to external data.
+
+    The worker would not follow them (it reads cached values and drops links), but a value cached
+    from a file nobody uploaded is not the workbook's own data, so the member is told to break the
+    links and upload again rather than given numbers from elsewhere."""
+    names = [m.filename for m in members]
+    if any(n.startswith("xl/externalLinks/") or n == "xl/connections.xml" for n in names):
+        raise ExtractionError(
+            "external_links",
+            "This Excel workbook takes values from other files or external data connections, which "
+            "Beyond does not follow. Break the links (in Excel: Data, Edit Links, Break Link), save, "
+            "and upload it again.",
+        )
 
 
 _WORKER_REFUSALS = {
@@ -204,14 +263,16 @@ _WORKER_REFUSALS = {
     "corrupt": "This file could not be read; it may be damaged or incomplete.",
     "resource_limit": "This file is too large or too complex to read within the allowed limits.",
 }
+_PARSED = ("pdf", "docx", "xlsx")
 
 
-def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None]:
-    """Parse ``data`` in a limited child process; return (text, pages)."""
+def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None, int | None]:
+    """Parse ``data`` in a limited child process; return (text, pages, sheets)."""
     cpu_seconds = max(1, math.ceil(limits.timeout_s))
     command = [
         sys.executable, "-I", str(_WORKER), kind, str(limits.memory_bytes),
         str(cpu_seconds), str(limits.max_pages), str(limits.max_text_chars),
+        str(limits.max_sheet_rows), str(limits.max_cells),
     ]  # fmt: skip
     too_slow = ExtractionError(
         "timeout", f"Reading this file took longer than {limits.timeout_s:g} seconds."
@@ -237,16 +298,28 @@ def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None
             raise too_slow
         raise ExtractionError("resource_limit", _WORKER_REFUSALS["resource_limit"])
     if result.get("ok"):
-        return result["text"], result["pages"]
-    code = result.get("code")
+        return result["text"], result["pages"], result.get("sheets")
+    code, detail = result.get("code"), result.get("detail")
     if code == "too_many_pages":
         raise ExtractionError(
             "too_large",
-            f"This PDF has {result.get('detail')} pages; the limit is {limits.max_pages}.",
+            f"This PDF has {detail} pages; the limit is {limits.max_pages}.",
+        )
+    if code == "too_many_rows":
+        raise ExtractionError(
+            "too_large",
+            f"The sheet “{detail}” of this workbook has more than {limits.max_sheet_rows:,} rows, "
+            "which is the limit. Split it, or upload the part the document needs.",
+        )
+    if code == "too_many_cells":
+        raise ExtractionError(
+            "too_large",
+            f"This workbook has more than {limits.max_cells:,} cells (counting the empty ones "
+            f"inside its sheets, reached in “{detail}”), which is the limit.",
         )
     if code in _WORKER_REFUSALS:
         raise ExtractionError(code, _WORKER_REFUSALS[code])
-    raise _unsupported()
+    raise ExtractionError("unsupported_type", f"This file type is not supported. Upload {ACCEPTED}.")
 
 
 def _validate_csv(text: str) -> None:
@@ -272,12 +345,12 @@ def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
             f"This file is {_mb(len(data))}; the limit is {_mb(limits.max_file_bytes)}.",
         )
     kind = sniff_kind(data, filename)
-    if kind == "docx":
-        _check_docx_zip(data, limits)
-    if kind in ("pdf", "docx"):
-        text, pages = _run_worker(kind, data, limits)
+    if kind in ("docx", "xlsx"):
+        _check_zip(data, kind, limits)
+    if kind in _PARSED:
+        text, pages, sheets = _run_worker(kind, data, limits)
     else:
-        text, pages = _decode_text(data), None  # sniff_kind vouched for it
+        text, pages, sheets = _decode_text(data), None, None  # sniff_kind vouched for it
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     if len(text) > limits.max_text_chars:
         raise ExtractionError(
@@ -300,4 +373,5 @@ def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
         sha256=hashlib.sha256(data).hexdigest(),
         size=len(data),
         pages=pages,
+        sheets=sheets,
     )

@@ -51,6 +51,38 @@ class Membership(models.Model):
         return f"{self.user} in {self.workspace} ({self.role})"
 
 
+class Invitation(models.Model):
+    """A link that makes whoever accepts it a member of `workspace` with `role`: once, before
+    `expires_at`, unless an admin withdrew it. Only the token's sha256 is stored; the link itself
+    is shown once, to the admin who made it."""
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=10, choices=Membership.ROLES, default=Membership.MEMBER)
+    token_sha256 = models.CharField(max_length=64, unique=True)
+    #: Who it is for, in the admin's words (a name or an address): shown in the list, never checked.
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.workspace} as {self.role}"
+
+    def state(self, now) -> str:
+        """"pending", "accepted", "revoked" or "expired"."""
+        if self.accepted_at:
+            return "accepted"
+        if self.revoked_at:
+            return "revoked"
+        return "expired" if now >= self.expires_at else "pending"
+
+
 class Memory(models.Model):
     """A short workspace fact (who we are, scope, decisions) that every run's context carries."""
 
@@ -80,11 +112,14 @@ class Document(models.Model):
     conversation = models.ForeignKey("workspaces.Conversation", models.CASCADE, null=True, blank=True,
                                      related_name="uploads")
     name = models.CharField(max_length=255)
-    kind = models.CharField(max_length=16)  # text, markdown, csv, pdf, docx
+    kind = models.CharField(max_length=16)  # text, markdown, csv, pdf, docx, xlsx
     mime = models.CharField(max_length=100)
     size = models.BigIntegerField()
     sha256 = models.CharField(max_length=64)
     text = models.TextField()
+    #: Pages of a PDF, sheets of a workbook (null for the other kinds, and files added before).
+    pages = models.PositiveIntegerField(null=True, blank=True)
+    sheets = models.PositiveIntegerField(null=True, blank=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -96,6 +131,13 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    KIND_LABELS = {"text": "Text", "markdown": "Markdown", "csv": "CSV", "pdf": "PDF", "docx": "Word",
+                   "xlsx": "Excel"}
+
+    @property
+    def kind_label(self) -> str:
+        return self.KIND_LABELS.get(self.kind, self.kind)
 
 
 class Blob(models.Model):

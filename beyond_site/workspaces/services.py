@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import secrets
 import socket
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -11,14 +13,17 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.text import slugify
 
 from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
+from beyond_site.workspaces.access import users_visible_to
 from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
-    Blob, Conversation, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+    Blob, Conversation, Document, DocumentChunk, FrameworkPack, Invitation, Membership, Memory, Workspace,
+    WorkspaceEvent,
 )
 
 
@@ -32,6 +37,25 @@ class DocumentRefused(ValueError):
 
 def create_workspace(slug: str, name: str | None = None) -> tuple[Workspace, bool]:
     return Workspace.objects.get_or_create(slug=slug, defaults={"name": name or slug.replace("-", " ").title()})
+
+
+def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
+    """A workspace made in the app (by a user with the site's staff flag): its maker is its first
+    admin, and the change log says who made it. ValueError, changing nothing, for an empty name or a
+    slug that is malformed or taken."""
+    name = " ".join((name or "").split())[:200]
+    if not name:
+        raise ValueError("Give the workspace a name.")
+    slug = slugify(slug or name)[:60].strip("-")
+    if not slug:
+        raise ValueError("Choose a web address with letters or digits (e.g. acme-clinics).")
+    with transaction.atomic():
+        if Workspace.objects.filter(slug=slug).exists():
+            raise ValueError(f"The address {slug} is taken: choose another.")
+        workspace = Workspace.objects.create(slug=slug, name=name)
+        Membership.objects.create(user=user, workspace=workspace, role=Membership.ADMIN)
+        _log(workspace, user, "workspace_created", name=name, slug=slug, admin=user.get_username())
+    return workspace
 
 
 def add_member(workspace: Workspace, username: str, role: str, *, create_user: bool = False) -> Membership:
@@ -94,7 +118,8 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
         Blob.store(data, digest)
         document = Document.objects.create(
             workspace=workspace, conversation=conversation, name=name, kind=extracted.kind, mime=extracted.mime,
-            size=len(data), sha256=digest, text=extracted.text, uploaded_by=user)
+            size=len(data), sha256=digest, text=extracted.text, pages=extracted.pages, sheets=extracted.sheets,
+            uploaded_by=user if getattr(user, "pk", None) else None)
         index_document(document)
     return document, True
 
@@ -190,16 +215,117 @@ def _other_admins(membership: Membership) -> int:
             .exclude(pk=membership.pk).count())
 
 
+class NotAddable(ValueError):
+    """No user the admin may add directly has this name (which says nothing of who exists)."""
+
+
 def add_existing_member(workspace: Workspace, username: str, role: str, user=None) -> Membership:
-    """Add an existing user with `role` (logged); ValueError for an unknown user, an unknown role or
-    someone already a member (their role is changed with change_role, which guards the last admin)."""
+    """Add a user the admin `user` can already see (access.users_visible_to) with `role` (logged).
+
+    NotAddable for any other name, existing or not, with the same words: the form must not tell
+    an admin which usernames exist elsewhere on the server (anyone else joins by invitation).
+    ValueError for an unknown role or someone already a member (their role is changed with
+    change_role, which guards the last admin)."""
     username = (username or "").strip()
+    if role not in dict(Membership.ROLES):
+        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
     if Membership.objects.filter(workspace=workspace, user__username=username).exists():
         raise ValueError(f"{username} is already a member of this workspace; change their role instead")
+    target = users_visible_to(user).filter(username=username).first() if user is not None else None
+    if target is None:
+        raise NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
+                         "workspace with you can be. Send them an invitation link instead.")
     with transaction.atomic():
-        membership = add_member(workspace, username, role)
+        membership = Membership.objects.create(user=target, workspace=workspace, role=role)
         _log(workspace, user, "member_added", username=username, role=role)
     return membership
+
+
+INVITATION_DAYS = (1, 3, 7, 14, 30)
+
+
+class InvitationRefused(ValueError):
+    """An invitation link that cannot be accepted; the message says why and is safe to show."""
+
+
+def _token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def create_invitation(workspace: Workspace, role: str, *, user, days: int = 7, note: str = "") -> tuple[Invitation, str]:
+    """A single-use invitation to `workspace` as `role`, valid for `days` (logged).
+
+    Returns (invitation, token): the token goes in the link and is not stored, only its sha256."""
+    if role not in dict(Membership.ROLES):
+        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    if days not in INVITATION_DAYS:
+        raise ValueError(f"an invitation lasts {', '.join(map(str, INVITATION_DAYS))} days")
+    token = secrets.token_urlsafe(32)
+    with transaction.atomic():
+        invitation = Invitation.objects.create(
+            workspace=workspace, role=role, token_sha256=_token_digest(token), note=" ".join(note.split())[:200],
+            created_by=user, expires_at=timezone.now() + timedelta(days=days))
+        _log(workspace, user, "invitation_created", invitation=invitation.pk, role=role, note=invitation.note,
+             expires_at=invitation.expires_at.isoformat())
+    return invitation, token
+
+
+def invitation_for(token: str) -> Invitation | None:
+    """The invitation behind a link's token, whatever its state, or None."""
+    if not token or len(token) > 100:
+        return None
+    return Invitation.objects.select_related("workspace").filter(token_sha256=_token_digest(token)).first()
+
+
+REFUSALS = {
+    "accepted": "This invitation link has been used already: each link lets one person in, once.",
+    "revoked": "This invitation was withdrawn by an admin of the workspace.",
+    "expired": "This invitation link has expired.",
+}
+
+
+def check_invitation(invitation: Invitation | None) -> Invitation:
+    """The invitation if it can still be accepted, else InvitationRefused saying why."""
+    if invitation is None:
+        raise InvitationRefused("This invitation link is not valid: check that it was copied whole.")
+    state = invitation.state(timezone.now())
+    if state != "pending":
+        raise InvitationRefused(f"{REFUSALS[state]} Ask an admin of the workspace for a new one.")
+    return invitation
+
+
+@transaction.atomic
+def accept_invitation(token: str, user) -> Membership:
+    """Make `user` a member with the invitation's role and use the invitation up (logged).
+
+    The invitation row is locked first, so two people with the same link cannot both get in.
+    InvitationRefused for a link that is unknown, used, withdrawn or expired, or whose workspace
+    `user` belongs to already (the link then stays unused, for the person it was meant for)."""
+    found = invitation_for(token)
+    invitation = check_invitation(found and Invitation.objects.select_for_update()
+                                  .select_related("workspace").get(pk=found.pk))
+    existing = Membership.objects.filter(user=user, workspace=invitation.workspace).first()
+    if existing:
+        raise InvitationRefused(f"You are already a member of {invitation.workspace.name} "
+                                f"({existing.get_role_display().lower()}); the link was not used.")
+    membership = Membership.objects.create(user=user, workspace=invitation.workspace, role=invitation.role)
+    invitation.accepted_by, invitation.accepted_at = user, timezone.now()
+    invitation.save(update_fields=["accepted_by", "accepted_at"])
+    _log(invitation.workspace, user, "invitation_accepted", invitation=invitation.pk,
+         username=user.get_username(), role=invitation.role)
+    return membership
+
+
+@transaction.atomic
+def revoke_invitation(invitation: Invitation, user=None) -> None:
+    """Withdraw a pending invitation (logged); an accepted or expired one is left as it is."""
+    invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+    if invitation.state(timezone.now()) != "pending":
+        return
+    invitation.revoked_at = timezone.now()
+    invitation.save(update_fields=["revoked_at"])
+    _log(invitation.workspace, user, "invitation_revoked", invitation=invitation.pk, role=invitation.role,
+         note=invitation.note)
 
 
 @transaction.atomic

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from beyond_site.workspaces.models import Conversation  # noqa: E402
 from beyond_site.runs.services import start_run  # noqa: E402
 from beyond_site.workspaces.models import Membership, Memory, Workspace  # noqa: E402
+from tests.browser import seed_admin  # noqa: E402
 
 PASSWORD = "correct horse battery staple"
 
@@ -42,6 +43,7 @@ def main(scripts: dict[str, str]) -> None:
     conversation = Conversation.objects.create(workspace=workspace, title="Queued", created_by=alice)
     run, _ = start_run(workspace, "A queued task", user=alice, conversation=conversation)
     ids["queued_run"], ids["queued_conversation"] = run.pk, conversation.pk
+    ids.update(seed_admin.main())
     print(json.dumps(ids))
 
 

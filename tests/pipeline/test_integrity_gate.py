@@ -7,7 +7,6 @@ import pytest
 from pydantic import ValidationError
 
 from pipeline.checks import MechanicalChecks
-from pipeline.citations import check_draft
 from pipeline.context import Context, Evidence, render_context
 from pipeline.integrity import IntegrityGate, check_brief_evidence, check_integrity
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict

@@ -69,3 +69,11 @@ def test_the_seen_search_says_when_no_call_saw_the_text(auditor_client, run_id):
 def test_the_seen_page_without_a_query_only_offers_the_search(auditor_client, run_id):
     html = auditor_client.get(f"/w/acme/audit/runs/{run_id}/seen").content.decode()
     assert 'name="q"' in html and "calls had" not in html and "No call" not in html
+
+
+def test_the_calls_messages_are_not_shown_as_page_notices(auditor_client, run_id):
+    """The page's own messages stay apart from the notices base.html shows above every page."""
+    executor = ModelCall.objects.get(run_id=run_id, role="executor", attempt=1)
+    html = context_page(auditor_client, run_id, executor)
+    assert 'class="page-messages"' not in html and "{&#x27;role&#x27;" not in html
+    assert html.count('class="audit-message"') == len(context_messages(executor.context))

@@ -33,6 +33,7 @@ def snapshot() -> dict:
 
 def test_it_creates_a_believable_demo_workspace_and_says_how_to_log_in(client, monkeypatch):
     monkeypatch.delenv("BEYOND_DEMO_PASSWORD", raising=False)
+    monkeypatch.delenv("PORT", raising=False)
     out = demo()
     assert "http://127.0.0.1:8000/" in out and "'demo'" in out and "demo-beyond-2026" in out
     workspace = Workspace.objects.get(slug="demo")
@@ -72,3 +73,18 @@ def test_it_keeps_a_password_the_demo_user_changed(client):
     call_command("beyond_demo", stdout=out)
     assert logs_in(client, "my-own-secret-2026")
     assert "demo-beyond-2026" not in out.getvalue() and "changepassword" in out.getvalue()
+
+
+@pytest.mark.parametrize("args,env,url", [
+    (["--port", "8080"], {}, "http://127.0.0.1:8080/"),
+    ([], {"PORT": "9123"}, "http://127.0.0.1:9123/"),
+    (["--host", "0.0.0.0", "--port", "8001"], {}, "http://127.0.0.1:8001/"),
+    (["--host", "::1"], {"PORT": "8002"}, "http://[::1]:8002/"),
+])
+def test_it_prints_the_login_url_with_the_servers_port(monkeypatch, args, env, url):
+    monkeypatch.delenv("PORT", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    out = io.StringIO()
+    call_command("beyond_demo", *args, stdout=out)
+    assert f"Log in at {url} " in out.getvalue()

@@ -167,6 +167,17 @@ def test_it_refuses_binary_whatever_the_extension(data, filename):
     assert "PDF" in message  # says what is accepted
 
 
+@pytest.mark.parametrize("data,filename,expected", [
+    (bytes(range(256)) * 8, "report.pdf", "This file is not a PDF: it looks like random bytes."),
+    (PNG, "memo.docx", "This file is not a Word document: it looks like a PNG image."),
+    (ELF, "sheet.xlsx", "This file is not an Excel workbook: it looks like a program (an executable)."),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(500), "old.xls", "This file type is not supported: it looks like an older Office file"),
+    (PNG, "photo.png", "This file type is not supported: it looks like a PNG image."),
+])
+def test_a_refused_file_is_told_what_it_looks_like(data, filename, expected):
+    assert refused(data, filename, "unsupported_type").startswith(expected)
+
+
 def test_it_refuses_text_full_of_control_characters():
     refused(b"\x01\x02\x03\x1b" * 50 + b"some text", "log.txt", "unsupported_type")
 
@@ -178,7 +189,8 @@ def test_it_sniffs_by_content_not_extension():
 
 
 def test_it_refuses_a_zip_that_is_not_a_docx():
-    refused(make_zip({"readme.txt": b"hello"}), "archive.docx", "unsupported_type")
+    message = refused(make_zip({"readme.txt": b"hello"}), "archive.docx", "unsupported_type")
+    assert "not a Word document: it looks like a ZIP archive" in message
 
 
 def test_it_refuses_a_damaged_zip():
@@ -266,10 +278,24 @@ def test_it_extracts_paragraphs_tables_and_headings_from_a_docx():
     assert result.mime.endswith("wordprocessingml.document")
     lines = result.text.split("\n")
     assert "## HEADING-MARKER" in lines
-    assert "CELL-00 | CELL-01" in lines and "CELL-10 | CELL-11" in lines
-    assert "MERGED-MARKER" in lines  # a merged cell comes out once
+    # The table is a Markdown pipe table where it stands: header, separator, rows.
+    start = lines.index("| CELL-00 | CELL-01 |")
+    assert lines[start - 1] == "" and lines[start + 1] == "| --- | --- |"
+    assert lines[start + 2] == "| CELL-10 | CELL-11 |"
+    assert lines[start + 3] == "| MERGED-MARKER |  |"  # a merged cell comes out once, the row padded
     order = [result.text.index(m) for m in ("HEADING", "PARAGRAPH", "CELL-00", "CELL-10", "AFTER")]
     assert order == sorted(order)
+
+
+def test_it_escapes_pipes_and_joins_lines_inside_docx_table_cells():
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "System", "Owner"
+    table.cell(1, 0).text, table.cell(1, 1).text = "CRM | billing", "Sales\nand finance"
+    out = io.BytesIO()
+    document.save(out)
+    text = extract(out.getvalue(), "t.docx").text
+    assert "| CRM \\| billing | Sales and finance |" in text.split("\n")
 
 
 def test_it_refuses_a_docx_zip_bomb_before_parsing():

@@ -282,7 +282,8 @@ def test_a_scripted_topology_set_elsewhere_is_flagged(alice, acme):
 
 # ---------------------------------------------------------------------------- members
 
-def test_an_admin_adds_an_existing_user(alice, acme, dave):
+def test_an_admin_adds_an_existing_user_they_share_a_workspace_with(alice, acme, dave):
+    workspace_with("globex", admin=alice, member=dave)
     response = client_for(alice).post("/w/acme/settings/members/", {"username": "dave", "role": "auditor"},
                                       follow=True)
     assert "dave added as auditor." in response.content.decode()
@@ -294,7 +295,7 @@ def test_adding_an_unknown_user_or_an_existing_member_is_refused(alice, acme):
     before = state(acme)
     client = client_for(alice)
     response = client.post("/w/acme/settings/members/", {"username": "nobody", "role": "member"})
-    assert response.status_code == 400 and "unknown user" in response.content.decode()
+    assert response.status_code == 400 and "Send them an invitation link instead" in response.content.decode()
     response = client.post("/w/acme/settings/members/", {"username": "alice", "role": "auditor"})
     assert response.status_code == 400 and "already a member" in response.content.decode()
     response = client.post("/w/acme/settings/members/", {"username": "dave", "role": "owner"})
@@ -381,3 +382,22 @@ def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alic
     assert acme.topology["planner"]["profile"] == {"reasoning_effort": False}
     assert acme.topology["planner"]["model"] == "m2"
     assert "profile" not in acme.topology["summarizer"]  # now openrouter: an openai profile does not apply
+
+
+def test_the_add_form_answers_alike_for_a_stranger_and_a_name_nobody_has(alice, acme, dave):
+    """dave exists but shares no workspace with alice: she learns no more than about a made-up name."""
+    client = client_for(alice)
+
+    def answer(username):
+        html = client.post("/w/acme/settings/members/", {"username": username, "role": "member"}).content.decode()
+        return re.search(r'id="id_username_error">([^<]*)<', html).group(1).replace(username, "NAME")
+
+    assert answer("dave") == answer("nobody-at-all")
+    assert not Membership.objects.filter(user=dave).exists()
+
+
+def test_staff_may_add_anyone_directly(alice, acme, dave):
+    alice.is_staff = True
+    alice.save()
+    response = client_for(alice).post("/w/acme/settings/members/", {"username": "dave", "role": "member"})
+    assert response.status_code == 302 and Membership.objects.get(user=dave).role == "member"

@@ -1,6 +1,8 @@
 """Create the demo workspace and its login, idempotently: running it twice changes nothing.
 
-The login is user `demo`, password from BEYOND_DEMO_PASSWORD or the documented default below.
+The login is user `demo`, password from BEYOND_DEMO_PASSWORD or the documented default below. The
+address it prints is the one the server listens on: --host (default 127.0.0.1) and --port (default
+PORT from the environment, else 8000); `make run PORT=8080` passes both.
 """
 from __future__ import annotations
 
@@ -38,6 +40,11 @@ MEMORIES = [
 class Command(BaseCommand):
     help = "Create (idempotently) the demo workspace, its memories, a policy document and a login."
 
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1", help="the address the server listens on")
+        parser.add_argument("--port", type=int, default=int(os.getenv("PORT") or 8000),
+                            help="the port the server listens on (default: $PORT or 8000)")
+
     def handle(self, *args, **opts):
         password = os.getenv("BEYOND_DEMO_PASSWORD") or DEFAULT_PASSWORD
         with transaction.atomic():
@@ -57,7 +64,7 @@ class Command(BaseCommand):
             shown = f"the one set for it (changed since; reset with `manage.py changepassword {USERNAME}`)"
         self.stdout.write(
             f"{'Created' if created else 'Ready'}: workspace {workspace.slug} ({workspace.name}).\n"
-            f"Log in at http://127.0.0.1:8000/ with username {USERNAME!r} and password {shown}.")
+            f"Log in at {login_url(opts['host'], opts['port'])} with username {USERNAME!r} and password {shown}.")
 
     def _login(self, password: str):
         User = get_user_model()
@@ -68,3 +75,12 @@ class Command(BaseCommand):
             user.set_password(password)
             user.save(update_fields=["password"])
         return user
+
+
+def login_url(host: str, port: int) -> str:
+    """The address to open: a server listening on every interface is reached on this machine."""
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"

@@ -1,4 +1,5 @@
-"""Upload limits enforced while the body arrives, not after it was spooled.
+"""Upload limits enforced while the body arrives, not after it was spooled (the chat's attachments
+and the file library both take files this way).
 
 `SizeCapHandler` goes first in the upload view's handler chain: it passes chunks on until a file
 goes past the per-file limit, then raises SkipFile, so the handlers behind it (memory or temporary
@@ -7,6 +8,7 @@ dropped so the view can say which file was refused.
 """
 from __future__ import annotations
 
+from django.core.exceptions import TooManyFilesSent
 from django.core.files.uploadhandler import FileUploadHandler, SkipFile
 
 # A request whose body is past this many times the per-file limit is refused before parsing:
@@ -40,3 +42,19 @@ class SizeCapHandler(FileUploadHandler):
 
     def file_complete(self, file_size):
         return None  # the next handler makes the file
+
+
+def read_files_capped(request, limit: int) -> SizeCapHandler | None:
+    """Parse a multipart body with the per-file cap in front of Django's handlers. Call it before
+    anything reads request.POST (the CSRF check would parse the body without the cap). None when
+    the body is refused unread (body_too_large); `request.too_many_files` is set when it holds more
+    files than DATA_UPLOAD_MAX_NUMBER_FILES (Django then keeps none)."""
+    if body_too_large(request, limit):
+        return None
+    cap = SizeCapHandler(request, limit)
+    request.upload_handlers.insert(0, cap)
+    try:
+        request.FILES  # noqa: B018  (parsing is the point)
+    except TooManyFilesSent:
+        request.too_many_files = True
+    return cap

@@ -1,0 +1,41 @@
+"""Write a run's deliverable (Markdown or DOCX) or its trace (JSON) to a file, as the chat's export
+links and the auditors' trace download give them (docs/interfaces.md)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from beyond_site.exports.formats import FORMATS
+from beyond_site.runs.models import Run
+
+
+class Command(BaseCommand):
+    help = "Export a run: the released document as Markdown or DOCX, or the run trace as JSON."
+
+    def add_arguments(self, parser):
+        parser.add_argument("run_id", type=int, metavar="RUN_ID")
+        parser.add_argument("--format", required=True, choices=sorted(FORMATS), help="md, docx or json (the run trace)")
+        parser.add_argument("--out", required=True, metavar="PATH", help="the file to write; - for standard output")
+
+    def handle(self, *args, **opts):
+        run = Run.objects.select_related("workspace", "created_by").filter(pk=opts["run_id"]).first()
+        if run is None:
+            raise CommandError(f"unknown run {opts['run_id']}: no run has this id")
+        if opts["format"] != "json" and not run.is_finished:
+            raise CommandError(f"run {run.pk} has not finished ({run.status}): export its document when it has "
+                               "(--format json gives its trace now)")
+        body = FORMATS[opts["format"]].render(run)
+        if opts["out"] == "-":
+            sys.stdout.buffer.write(body)
+            sys.stdout.flush()
+            return
+        path = Path(opts["out"])
+        if not path.parent.is_dir():
+            raise CommandError(f"cannot write {path}: the folder {path.parent} does not exist")
+        try:
+            path.write_bytes(body)
+        except OSError as exc:
+            raise CommandError(f"cannot write {path}: {exc.strerror}") from None
+        self.stderr.write(f"Wrote run {run.pk} as {opts['format']} to {path} ({len(body):,} bytes).")

@@ -1,0 +1,62 @@
+"""Users with the site's staff flag create workspaces from the home page and become their admin."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(alice):
+    alice.is_staff = True
+    alice.save()
+    return alice
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_staff_see_the_form_on_the_home_page_and_others_do_not(staff, bob):
+    assert 'action="/workspaces/new/"' in client_for(staff).get("/").content.decode()
+    assert 'action="/workspaces/new/"' not in client_for(bob).get("/").content.decode()
+
+
+def test_staff_create_a_workspace_and_become_its_admin(staff):
+    response = client_for(staff).post("/workspaces/new/", {"name": "Acme Clinics", "slug": ""}, follow=True)
+    workspace = Workspace.objects.get(slug="acme-clinics")
+    assert response.redirect_chain[-1][0] == "/w/acme-clinics/settings/#members"
+    assert "Workspace Acme Clinics created: you are its admin." in response.content.decode()
+    assert Membership.objects.get(workspace=workspace).user == staff
+    assert Membership.objects.get(workspace=workspace).role == "admin"
+    event = WorkspaceEvent.objects.get(action="workspace_created")
+    assert event.user == staff and event.detail == {"name": "Acme Clinics", "slug": "acme-clinics", "admin": "alice"}
+
+
+def test_a_taken_or_empty_address_is_refused_and_nothing_changes(staff):
+    Workspace.objects.create(slug="acme", name="Acme")
+    client = client_for(staff)
+    response = client.post("/workspaces/new/", {"name": "Another Acme", "slug": "acme"})
+    assert response.status_code == 400 and "The address acme is taken" in response.content.decode()
+    response = client.post("/workspaces/new/", {"name": "   "})
+    assert response.status_code == 400
+    response = client.post("/workspaces/new/", {"name": "!!!"})
+    assert response.status_code == 400 and "letters or digits" in response.content.decode()
+    assert list(Workspace.objects.values_list("slug", flat=True)) == ["acme"] and not Membership.objects.exists()
+
+
+def test_users_without_the_staff_flag_get_403(bob):
+    client = client_for(bob)
+    assert client.get("/workspaces/new/").status_code == 403
+    assert client.post("/workspaces/new/", {"name": "Mine"}).status_code == 403
+    assert not Workspace.objects.exists()
+
+
+def test_anonymous_users_are_sent_to_log_in(client):
+    response = client.post("/workspaces/new/", {"name": "Mine"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
