@@ -11,12 +11,15 @@ from pydantic import ValidationError
 
 from beyond_site.workspaces.models import Membership
 from beyond_site.workspaces.services import INVITATION_DAYS
+from pipeline.providers.profiles import profile_choices
 from pipeline.topology import DEFAULT_EFFORT, ROLES, RoleConfig, TopologyError, parse_topology
 
 WEB_PROVIDERS = [("offline", "Offline (no model; canned text)"), ("openrouter", "OpenRouter"),
                  ("openai", "OpenAI-compatible endpoint")]
 EFFORTS = [("high", "High"), ("medium", "Medium"), ("low", "Low")]
-ROLE_FIELDS = ("provider", "model", "effort", "base_url", "max_tokens")
+ROLE_FIELDS = ("provider", "model", "effort", "base_url", "profile", "max_tokens")
+#: The model servers an OpenAI-compatible endpoint may be (docs/model-servers.md).
+PROFILES = [("", "Default for the provider"), *((name, f"{name}: {text}") for name, text in profile_choices())]
 DEFAULT, CUSTOM = "default", "custom"
 
 
@@ -50,6 +53,9 @@ class TopologyForm(forms.Form):
             self.fields[f"{role}_base_url"] = forms.CharField(
                 max_length=500, required=False, label="Base URL",
                 help_text="openai only (e.g. http://localhost:11434/v1); no key in the URL")
+            self.fields[f"{role}_profile"] = forms.ChoiceField(
+                choices=PROFILES, required=False, label="Server profile",
+                help_text="what the endpoint accepts (structured output, effort, concurrency); openai and openrouter only")
             self.fields[f"{role}_max_tokens"] = forms.IntegerField(min_value=1, max_value=1_000_000,
                                                                    required=False, label="Max tokens")
 
@@ -65,6 +71,8 @@ class TopologyForm(forms.Form):
             for name in ("model", "effort", "base_url", "max_tokens"):
                 if cfg.get(name) is not None:
                     initial[f"{role}_{name}"] = cfg[name]
+            if isinstance(cfg.get("profile"), str):
+                initial[f"{role}_profile"] = cfg["profile"]
         return initial
 
     def role_rows(self):
@@ -80,8 +88,10 @@ class TopologyForm(forms.Form):
         if data.get(f"{role}_max_tokens"):
             cfg["max_tokens"] = data[f"{role}_max_tokens"]
         old = (self.current or {}).get(role) or {}
-        if old.get("profile") and old.get("provider") == cfg["provider"]:
-            cfg["profile"] = old["profile"]  # an endpoint profile set elsewhere is kept while the provider is
+        if data.get(f"{role}_profile") and cfg["provider"] in ("openai", "openrouter"):
+            cfg["profile"] = data[f"{role}_profile"]
+        elif isinstance(old.get("profile"), dict) and old.get("provider") == cfg["provider"]:
+            cfg["profile"] = old["profile"]  # overrides set outside this page are kept while the provider is
         return {k: v for k, v in cfg.items() if v not in (None, "")}
 
     def full_clean(self):

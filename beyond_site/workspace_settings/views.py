@@ -63,7 +63,8 @@ def render_settings(request, membership, *, status=200, packs=None, **forms):
                            if isinstance((current or {}).get(role), dict)
                            and current[role].get("provider") == "scripted"],
         "profiled_roles": [role for role in ROLES
-                           if isinstance((current or {}).get(role), dict) and current[role].get("profile")],
+                           if isinstance((current or {}).get(role), dict)
+                           and isinstance(current[role].get("profile"), dict)],
     }
     return render(request, "workspace_settings/settings.html", ctx, status=status)
 

@@ -375,7 +375,7 @@ def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alic
     client = client_for(alice)
     html = client.get("/w/acme/settings/").content.decode()
     assert re.search(r'value="custom"[^>]*checked', html) and not re.search(r'value="default"[^>]*checked', html)
-    assert "An endpoint profile is set for planner, executor, verifier, summarizer" in html
+    assert "Endpoint profile overrides are set for planner, executor, verifier, summarizer" in html
     client.post("/w/acme/settings/topology/", topology_post(
         **{role: {"provider": "openai", "model": "m2", "base_url": "http://localhost:8000/v1"} for role in ROLES[:3]}))
     acme.refresh_from_db()
@@ -401,3 +401,18 @@ def test_staff_may_add_anyone_directly(alice, acme, dave):
     alice.save()
     response = client_for(alice).post("/w/acme/settings/members/", {"username": "dave", "role": "member"})
     assert response.status_code == 302 and Membership.objects.get(user=dave).role == "member"
+
+
+def test_a_model_server_profile_is_chosen_by_name(alice, acme, settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = "http://localhost:8080/v1"
+    client = client_for(alice)
+    html = client.get("/w/acme/settings/").content.decode()
+    assert '<option value="llamacpp">' in html and '<option value="litellm">' in html
+    local = {"provider": "openai", "model": "qwen", "base_url": "http://localhost:8080/v1", "profile": "llamacpp"}
+    response = client.post("/w/acme/settings/topology/", topology_post(planner=local, verifier=local))
+    assert response.status_code == 302
+    acme.refresh_from_db()
+    assert acme.topology["planner"]["profile"] == "llamacpp" and acme.topology["verifier"]["profile"] == "llamacpp"
+    assert "profile" not in acme.topology["executor"]
+    page = client.get("/w/acme/settings/").content.decode()
+    assert re.search(r'<option value="llamacpp" selected>', page)
