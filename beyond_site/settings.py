@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "beyond_site.audit",
     "beyond_site.exports",
     "beyond_site.workspace_settings",
+    "beyond_site.calibration",
 ]
 
 MIDDLEWARE = [
