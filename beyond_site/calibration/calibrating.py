@@ -163,9 +163,7 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
     are computed over all of them, and written with the final status: completed, stopped (the
     budget ran out: resume it) or failed (the reason is in `message`).
     """
-    report, corpus, packs, done = await database_sync_to_async(_load)(report_id)
-    store = _Store(report_id, owner, {d.draft_id: d for d in corpus})
-    options = report.options
+    store = _Store(report_id, owner, {})
     providers: dict = {}
     heartbeat = asyncio.create_task(_keep_beating(store))
 
@@ -175,8 +173,11 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
             await shown
 
     try:
-        topology = parse_topology(report.topology)
-        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL, transport=transport)
+        report, corpus, packs, done = await database_sync_to_async(_load)(report_id)
+        store.drafts = {d.draft_id: d for d in corpus}
+        options, topology = report.options, parse_topology(report.topology)
+        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
+                                         transport=transport)
         outcome = await run_calibration(
             corpus, providers["verifier"], topology.role("verifier"), contracts=report.contracts, done=done,
             concurrency=options.get("concurrency") or CONCURRENCY,

@@ -61,3 +61,7 @@ def interval_chart(title: str, groups: list[tuple[str, list[Row]]]) -> dict:
 
 def percent(rate: float | None) -> str:
     return "n/a" if rate is None else f"{rate * 100:.1f}%"
+
+
+def seconds(value: float | None) -> str:
+    return "n/a" if value is None else f"{value} s"

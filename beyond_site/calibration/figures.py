@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 
 from pipeline.calibration import VIOLATION_TYPES, wilson
-from beyond_site.calibration.charts import Row, interval_chart, percent
+from beyond_site.calibration.charts import Row, interval_chart, percent, seconds
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.runs.selectors import iso
 
@@ -45,47 +46,54 @@ def _unparseable(contract: dict) -> tuple[int, int]:
     return contract["unparseable"]["n"], contract.get("drafts") or 0
 
 
+def _blank(value):
+    return "" if value is None else value
+
+
+def _rate_cells(block: dict, count_key: str) -> dict:
+    lo, hi = block.get("ci95") or ("", "")
+    return {"n": block["n"], "count": block[count_key], "rate": _blank(block["rate"]), "ci95_low": lo, "ci95_high": hi}
+
+
+def _csv_rows(figures: dict) -> Iterator[dict]:
+    for name, contract in (figures.get("contracts") or {}).items():
+        yield {"contract": name, "measure": "clean_flagged", **_rate_cells(contract["clean"], "flagged")}
+        for kind, block in contract["violations"].items():
+            yield {"contract": name, "measure": "violation_caught", "type": kind, **_rate_cells(block, "caught")}
+        with_gate = contract.get("with_mechanical")
+        if with_gate:
+            yield {"contract": name, "measure": "clean_flagged_with_gate", **_rate_cells(with_gate["clean"], "flagged")}
+            for kind, block in with_gate["violations"].items():
+                yield {"contract": name, "measure": "violation_caught_with_gate", "type": kind,
+                       **_rate_cells(block, "caught")}
+        failed, total = _unparseable(contract)
+        lo, hi = wilson(failed, total)
+        yield {"contract": name, "measure": "unparseable", "n": total, "count": failed,
+               "rate": _blank(contract["unparseable"]["rate"]), "ci95_low": round(lo, 4), "ci95_high": round(hi, 4)}
+        issues = contract["issues"]
+        yield {"contract": name, "measure": "issues_false", "n": issues["raised"], "count": issues["false"],
+               "rate": _blank(issues["false_share"])}
+        latency = contract["latency"]
+        for measure, value in (("cost_usd", contract["cost"]["usd"]), ("latency_p50_s", latency["p50_s"]),
+                               ("latency_p95_s", latency["p95_s"]), ("tokens", contract["tokens"]["total"])):
+            yield {"contract": name, "measure": measure, "value": _blank(value)}
+    gate = figures.get("mechanical")
+    if gate:
+        yield {"contract": "citation_gate", "measure": "clean_flagged", **_rate_cells(gate["clean"], "flagged")}
+        for kind, block in gate["violations"].items():
+            yield {"contract": "citation_gate", "measure": "violation_caught", "type": kind,
+                   **_rate_cells(block, "caught")}
+
+
 def csv_text(report: CalibrationReport) -> str:
     """One row per measure: per contract, clean drafts flagged, each violation type caught (by the
     model alone and with the citation gate), unparseable verdicts, issues false, cost, latency and
     tokens; then the citation gate alone."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n", restval="")
     writer.writeheader()
-    base = {"report": report.pk, "verifier": report.verifier}
-    figures = report.report or {}
-
-    def rate_row(contract: str, measure: str, kind: str, block: dict, count_key: str) -> dict:
-        ci = _ci(block) or ("", "")
-        return {**base, "contract": contract, "measure": measure, "type": kind, "n": block["n"],
-                "count": block[count_key], "rate": "" if block["rate"] is None else block["rate"],
-                "ci95_low": ci[0], "ci95_high": ci[1]}
-
-    for name, contract in (figures.get("contracts") or {}).items():
-        writer.writerow(rate_row(name, "clean_flagged", "", contract["clean"], "flagged"))
-        for kind, block in contract["violations"].items():
-            writer.writerow(rate_row(name, "violation_caught", kind, block, "caught"))
-        gate = contract.get("with_mechanical") or {}
-        if gate:
-            writer.writerow(rate_row(name, "clean_flagged_with_gate", "", gate["clean"], "flagged"))
-            for kind, block in gate["violations"].items():
-                writer.writerow(rate_row(name, "violation_caught_with_gate", kind, block, "caught"))
-        failed, total = _unparseable(contract)
-        lo, hi = wilson(failed, total)
-        writer.writerow({**base, "contract": name, "measure": "unparseable", "n": total, "count": failed,
-                         "rate": "" if contract["unparseable"]["rate"] is None else contract["unparseable"]["rate"],
-                         "ci95_low": round(lo, 4), "ci95_high": round(hi, 4)})
-        issues = contract["issues"]
-        writer.writerow({**base, "contract": name, "measure": "issues_false", "n": issues["raised"],
-                         "count": issues["false"], "rate": "" if issues["false_share"] is None else issues["false_share"]})
-        for measure, value in (("cost_usd", contract["cost"]["usd"]), ("latency_p50_s", contract["latency"]["p50_s"]),
-                               ("latency_p95_s", contract["latency"]["p95_s"]), ("tokens", contract["tokens"]["total"])):
-            writer.writerow({**base, "contract": name, "measure": measure, "value": "" if value is None else value})
-    gate = figures.get("mechanical")
-    if gate:
-        writer.writerow(rate_row("citation_gate", "clean_flagged", "", gate["clean"], "flagged"))
-        for kind, block in gate["violations"].items():
-            writer.writerow(rate_row("citation_gate", "violation_caught", kind, block, "caught"))
+    for row in _csv_rows(report.report or {}):
+        writer.writerow({"report": report.pk, "verifier": report.verifier, **row})
     return out.getvalue()
 
 
@@ -136,7 +144,8 @@ def comparison_charts(reports: list[CalibrationReport]) -> list[dict]:
 
 def _interval(block: dict) -> str:
     lo, hi = block.get("ci95") or (0, 1)
-    return f"{block.get('caught', block.get('flagged'))}/{block['n']} · {percent(block['rate'])} [{percent(lo)}, {percent(hi)}]"
+    count = block.get("caught", block.get("flagged"))
+    return f"{count}/{block['n']} · {percent(block['rate'])} [{percent(lo)}, {percent(hi)}]"
 
 
 def _contract_cells(block: dict) -> dict[str, str]:
@@ -148,7 +157,7 @@ def _contract_cells(block: dict) -> dict[str, str]:
     cells["unparseable"] = f"{block['unparseable']['n']}/{block['drafts']}"
     cells["issues false / raised"] = f"{block['issues']['false']}/{block['issues']['raised']}"
     cells["cost"] = f"${cost['usd']:.4f}" + (f" ({cost['unknown']} calls unknown)" if cost["unknown"] else "")
-    cells["latency p50 / p95"] = f"{block['latency']['p50_s']} s / {block['latency']['p95_s']} s"
+    cells["latency p50 / p95"] = f"{seconds(block['latency']['p50_s'])} / {seconds(block['latency']['p95_s'])}"
     return cells
 
 
@@ -157,8 +166,8 @@ def comparison_table(reports: list[CalibrationReport]) -> list[tuple[str, list[s
     rows = [("Verifier", [r.verifier for r in reports]), ("Status", [r.status for r in reports]),
             ("Corpus drafts", [str(((r.report or {}).get("corpus") or {}).get("drafts", "–")) for r in reports])]
     for contract in ("narrow", "widened"):
-        cells = [_contract_cells(block) if (block := ((r.report or {}).get("contracts") or {}).get(contract)) else {}
-                 for r in reports]
+        blocks = [((r.report or {}).get("contracts") or {}).get(contract) for r in reports]
+        cells = [_contract_cells(block) if block else {} for block in blocks]
         for measure in dict.fromkeys(m for c in cells for m in c):
             rows.append((f"{contract}: {measure}", [c.get(measure, "–") for c in cells]))
     return rows
@@ -167,7 +176,8 @@ def comparison_table(reports: list[CalibrationReport]) -> list[tuple[str, list[s
 def label_charts(shares: dict) -> list[dict]:
     """The false share of labelled issues per verifier model and per issue type, by month."""
     charts = []
-    for group, title in (("by_verifier", "False issues per verifier model"), ("by_type", "False issues per issue type")):
+    for group, title in (("by_verifier", "False issues per verifier model"),
+                         ("by_type", "False issues per issue type")):
         groups = []
         for key, periods in shares.get(group, {}).items():
             rows = [Row(month, s["rate"], _ci(s), f"{s['false']}/{s['labelled']} false", "labels")

@@ -1,11 +1,15 @@
-"""Helpers shared by the test_calibration_* files (this module holds no tests)."""
+"""Helpers shared by the calibration test files (this module holds no tests; a test file imports
+the `people` fixture from here)."""
 from __future__ import annotations
 
 import io
 import json
 
+import pytest
 from django.core.management import call_command
+from django.test import Client
 
+from beyond_site.workspaces.models import Membership
 from tests import scripting
 
 #: A verdict that fails every draft with one issue no planted violation is reported by.
@@ -23,3 +27,17 @@ def calibrate(*args: str, slug: str = "acme") -> tuple[dict, str]:
     out, err = io.StringIO(), io.StringIO()
     call_command("beyond_calibrate", "--workspace", slug, *args, "--json", stdout=out, stderr=err)
     return json.loads(out.getvalue()), err.getvalue()
+
+
+@pytest.fixture
+def people(acme, alice, bob, carol, dave):
+    """alice admin, bob member, carol auditor of acme; dave is no member."""
+    for user, role in ((alice, Membership.ADMIN), (bob, Membership.MEMBER), (carol, Membership.AUDITOR)):
+        Membership.objects.create(user=user, workspace=acme, role=role)
+    return {"admin": alice, "member": bob, "auditor": carol, "stranger": dave}
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client

@@ -24,9 +24,9 @@ def two_topologies(tmp_path):
     steady = scripting.write(tmp_path, scripting.script({1: {"executor": ["One."], "verifier": [PASS]},
                                                         2: {"executor": ["Two."], "verifier": [PASS]}}), "steady.json")
     # Its verifier gives no parseable verdict on step 2, twice: every run halts there.
-    garbled = scripting.write(tmp_path, scripting.script({1: {"executor": ["One."], "verifier": [PASS]},
-                                                         2: {"executor": ["Two."], "verifier": ["no json", "no json"]}}),
-                              "garbled.json")
+    garbled = scripting.write(tmp_path, scripting.script({
+        1: {"executor": ["One."], "verifier": [PASS]},
+        2: {"executor": ["Two."], "verifier": ["no json", "no json"]}}), "garbled.json")
     return topology(steady), topology(garbled)
 
 

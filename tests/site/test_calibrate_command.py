@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from pipeline.calibration import CITATION_TYPES, MODEL_ONLY_TYPES, build_corpus, wilson
 from beyond_site.calibration.calibrating import workspace_runs
@@ -143,3 +145,29 @@ def test_without_json_it_prints_the_figures_in_words(acme):
     assert "verifier offline:beyond-offline-1" in text and "narrow contract (14 calls)" in text
     assert "clean drafts flagged" in text and "citation gate alone" in text
     assert json.loads(json.dumps(CalibrationReport.objects.get().report))  # stored as plain JSON
+
+
+def test_a_failed_report_says_why_and_resumes_once_the_cause_is_gone(acme, tmp_path):
+    path = verifier_script(tmp_path, PASS)
+    first, _ = calibrate("--provider", f"scripted:{path}", "--drafts", "10", "--max-calls", "4")
+    text = path.read_text()
+    path.unlink()
+    with pytest.raises(CommandError, match=r"failed: scripted file .* does not exist; resume it with --resume"):
+        calibrate("--resume", str(first["report"]["id"]))
+    report = CalibrationReport.objects.get(pk=first["report"]["id"])
+    assert report.status == "failed" and report.results.count() == 4
+    path.write_text(text)
+    resumed, _ = calibrate("--resume", str(report.pk))
+    assert resumed["report"]["status"] == "completed" and report.results.count() == 20
+
+
+def test_a_report_running_elsewhere_is_left_alone_until_its_runner_falls_silent(acme, tmp_path, settings):
+    path = verifier_script(tmp_path, PASS)
+    first, _ = calibrate("--provider", f"scripted:{path}", "--drafts", "10", "--max-calls", "2")
+    running = CalibrationReport.objects.filter(pk=first["report"]["id"])
+    running.update(status="running", runner="elsewhere:1:0.0", heartbeat_at=timezone.now())
+    with pytest.raises(CommandError, match="is being run by elsewhere:1:0.0"):
+        calibrate("--resume", str(first["report"]["id"]))
+    running.update(heartbeat_at=timezone.now() - timedelta(seconds=settings.BEYOND_RUN_LEASE_S + 1))
+    resumed, _ = calibrate("--resume", str(first["report"]["id"]))
+    assert resumed["report"]["status"] == "completed"

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from pipeline.calibration import CONTRACTS, VIOLATION_TYPES, Progress
 from beyond_site.calibration.calibrating import (CONCURRENCY, WORKSPACE_DRAFTS, calibrate, claim_report, create_report,
                                                  set_limits)
-from beyond_site.calibration.charts import percent
+from beyond_site.calibration.charts import percent, seconds
 from beyond_site.calibration.command_options import chosen_topology, positive, positive_usd, workspace_named
 from beyond_site.calibration.figures import report_document
 from beyond_site.calibration.models import CalibrationReport
@@ -74,7 +74,8 @@ class Command(BaseCommand):
             self.stderr.write(f"calibration report {report.pk} stopped ({report.message}): "
                               f"finish it with --resume {report.pk}")
         document = report_document(report)
-        self.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) if opts["json"] else format_report(document))
+        self.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) if opts["json"]
+                          else format_report(document))
 
     def _created(self, workspace, opts) -> CalibrationReport:
         topology = chosen_topology(workspace, provider=opts["provider"], topology=opts["topology"])
@@ -89,7 +90,8 @@ class Command(BaseCommand):
         fixed = [f"--{name.replace('_', '-')}" for name in ("provider", "topology", "contract", "drafts",
                                                              "workspace_drafts") if opts[name] is not None]
         if fixed:
-            raise CommandError(f"a resumed report keeps its topology, contracts and corpus: leave out {', '.join(fixed)}")
+            raise CommandError("a resumed report keeps its topology, contracts and corpus: "
+                               f"leave out {', '.join(fixed)}")
         report = CalibrationReport.objects.filter(pk=opts["resume"], workspace=workspace).first()
         if report is None:
             raise CommandError(f"no calibration report {opts['resume']} in workspace {workspace.slug!r}")
@@ -125,7 +127,7 @@ def format_report(document: dict) -> str:
         lines += [f"  unparseable verdicts or failed calls: {contract['unparseable']['n']}",
                   f"  issues raised: {issues['raised']}, false against the ground truth: {issues['false']}",
                   f"  cost ${cost['usd']:.4f}" + (f" ({cost['unknown']} calls did not say)" if cost["unknown"] else "")
-                  + f"; latency p50 {latency['p50_s']} s, p95 {latency['p95_s']} s"]
+                  + f"; latency p50 {seconds(latency['p50_s'])}, p95 {seconds(latency['p95_s'])}"]
     gate = document.get("mechanical")
     if gate:
         lines += ["", "citation gate alone (beside every model verdict in a run)",

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.calibration import compare_topologies, read_tasks
-from beyond_site.calibration.charts import percent
+from beyond_site.calibration.charts import percent, seconds
 from beyond_site.calibration.command_options import chosen_topology, describe, positive, workspace_named
 from beyond_site.runs.models import Run
 from beyond_site.runs.runners import runner_identity
@@ -69,8 +69,10 @@ def format_comparison(comparison: dict) -> str:
         lines += [f"Topology {label}: {s['runs']} runs ({statuses})",
                   f"  parseable verdicts: {verdicts['parsed']}/{verdicts['n']} {percent(verdicts['rate'])} "
                   f"[{percent(lo)}, {percent(hi)}]",
-                  f"  halts: {s['halts']}, warnings: {s['warnings']}, re-renders: {s['rerenders']} (of {s['steps']} steps)",
-                  f"  wall time: mean {wall['mean']} s, median {wall['median']} s, max {wall['max']} s",
+                  f"  halts: {s['halts']}, warnings: {s['warnings']}, re-renders: {s['rerenders']} "
+                  f"(of {s['steps']} steps)",
+                  f"  wall time: mean {seconds(wall['mean'])}, median {seconds(wall['median'])}, "
+                  f"max {seconds(wall['max'])}",
                   f"  tokens: {tokens['total']} ({tokens['per_run']} a run); cost ${cost['usd']:.4f}"
                   + (f" ({cost['unknown']} of {cost['calls']} calls did not say)" if cost["unknown"] else ""), ""]
     return "\n".join(lines).rstrip()
