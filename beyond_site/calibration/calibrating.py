@@ -9,10 +9,11 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db.models import Max, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from pipeline import badges
@@ -35,22 +36,21 @@ SEED = 0
 CONCURRENCY = 4
 
 
-def workspace_runs(workspace, *, up_to: int | None, limit: int) -> list[tuple[dict, int, str]]:
-    """(brief, step index, released text) of the most recent steps of the workspace's completed runs
-    that passed their first inspection, from runs up to `up_to`."""
+def workspace_runs(workspace, *, finished_by: datetime, limit: int) -> list[tuple[dict, int, str]]:
+    """(brief, step index, released text) of the most recent steps that passed their first
+    inspection, in the workspace's runs completed by `finished_by`."""
     steps = (Step.objects.filter(run__workspace=workspace, run__status=Run.COMPLETED, run__brief__isnull=False,
-                                 status=Step.RELEASED, badge=badges.PASSED)
-             .select_related("run").order_by("-run_id", "index"))
-    if up_to is not None:
-        steps = steps.filter(run_id__lte=up_to)
+                                 run__finished_at__lte=finished_by, status=Step.RELEASED, badge=badges.PASSED)
+             .select_related("run").order_by("-run__finished_at", "-run_id", "index"))
     return [(step.run.brief, step.index, step.content) for step in steps[:max(0, limit)]]
 
 
 def report_corpus(report: CalibrationReport) -> tuple[list[CorpusDraft], list]:
-    """The report's corpus, the same on every call for the same report, and the packs it was checked with."""
+    """The report's corpus, the same on every call for the same report (the workspace's runs that
+    were completed when it was created), and the imported packs it is checked with."""
     options = report.options
     packs = enabled_imported_packs(report.workspace)
-    runs = workspace_runs(report.workspace, up_to=options.get("runs_up_to"),
+    runs = workspace_runs(report.workspace, finished_by=report.created_at,
                           limit=options.get("workspace_drafts", WORKSPACE_DRAFTS))
     corpus = build_corpus(options.get("seed", SEED), runs=runs, size=options.get("drafts"), packs=packs)
     return corpus, packs
@@ -59,12 +59,10 @@ def report_corpus(report: CalibrationReport) -> tuple[list[CorpusDraft], list]:
 def create_report(workspace, topology: Topology, *, contracts=CONTRACTS, drafts: int | None = None,
                   workspace_drafts: int = WORKSPACE_DRAFTS, concurrency: int = CONCURRENCY,
                   max_calls: int | None = None, max_cost_usd: float | None = None, user=None) -> CalibrationReport:
-    """A queued report. The corpus is fixed now: the workspace's runs that exist at this moment."""
-    up_to = Run.objects.filter(workspace=workspace).aggregate(last=Max("id"))["last"] or 0
+    """A queued report. Its corpus is fixed now: the workspace's runs completed by this moment."""
     return CalibrationReport.objects.create(workspace=workspace, topology=topology.as_json(), created_by=user, options={
         "contracts": [c for c in CONTRACTS if c in contracts], "drafts": drafts, "workspace_drafts": workspace_drafts,
-        "seed": SEED, "runs_up_to": up_to, "concurrency": concurrency, "max_calls": max_calls,
-        "max_cost_usd": max_cost_usd})
+        "seed": SEED, "concurrency": concurrency, "max_calls": max_calls, "max_cost_usd": max_cost_usd})
 
 
 def set_limits(report: CalibrationReport, *, concurrency: int | None = None, max_calls: int | None = None,

@@ -26,8 +26,8 @@ class CalibrationReport(models.Model):
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="calibration_reports")
     #: The whole topology as resolved when the report was created; only its verifier is called.
     topology = models.JSONField()
-    #: contracts, drafts, workspace_drafts, seed, runs_up_to (the corpus), concurrency, max_calls,
-    #: max_cost_usd (the last invocation's limits).
+    #: contracts, drafts, workspace_drafts, seed (the corpus, with the runs completed by
+    #: `created_at`), concurrency, max_calls, max_cost_usd (the last invocation's limits).
     options = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=STATUSES, default=QUEUED, db_index=True)
     #: Why it stopped or failed, in words.

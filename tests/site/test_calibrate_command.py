@@ -114,15 +114,16 @@ def test_the_workspace_s_passed_drafts_join_the_corpus(acme, tmp_path):
     assert report["contracts"]["narrow"]["by_source"]["workspace"]["n"] == 1
 
 
-def test_workspace_drafts_are_the_passed_steps_of_completed_runs_up_to_the_report(acme, tmp_path):
+def test_workspace_drafts_are_the_passed_steps_of_runs_completed_before_the_report(acme, tmp_path):
     first = run_task(tmp_path, {1: {"executor": ["One."], "verifier": [PASS]},
                                 2: {"executor": ["Two.", "Two again."], "verifier": [scripting.fail(), PASS]}})
     run_task(tmp_path, {1: {"executor": ["Halted."], "verifier": ["no json", "no json"]}}, task="Another task")
     later = run_task(tmp_path, {1: {"executor": ["Later."], "verifier": [PASS]}}, task="A third task")
-    brief = Run.objects.get(pk=first["run"]["id"]).brief
-    assert workspace_runs(acme, up_to=first["run"]["id"], limit=50) == [(brief, 1, "One.")]
-    assert [text for _, _, text in workspace_runs(acme, up_to=later["run"]["id"], limit=50)] == ["Later.", "One."]
-    assert workspace_runs(acme, up_to=later["run"]["id"], limit=1)[0][2] == "Later."
+    first_run, later_run = Run.objects.get(pk=first["run"]["id"]), Run.objects.get(pk=later["run"]["id"])
+    assert workspace_runs(acme, finished_by=first_run.finished_at, limit=50) == [(first_run.brief, 1, "One.")]
+    assert [text for _, _, text in workspace_runs(acme, finished_by=later_run.finished_at, limit=50)] == [
+        "Later.", "One."]
+    assert workspace_runs(acme, finished_by=later_run.finished_at, limit=1)[0][2] == "Later."
 
 
 def test_it_refuses_an_unknown_workspace_and_a_bad_topology(acme, tmp_path):
