@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "beyond_site.workspace_settings",
     "beyond_site.files",
     "beyond_site.accounts",
+    "beyond_site.calibration",
 ]
 
 MIDDLEWARE = [

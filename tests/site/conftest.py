@@ -31,3 +31,11 @@ def auditor(alice, acme):
 def auditor_client(client, auditor):
     client.force_login(auditor)
     return client
+
+
+@pytest.fixture
+def people(acme, alice, bob, carol, dave):
+    """alice admin, bob member, carol auditor of acme; dave is no member."""
+    for user, role in ((alice, Membership.ADMIN), (bob, Membership.MEMBER), (carol, Membership.AUDITOR)):
+        Membership.objects.create(user=user, workspace=acme, role=role)
+    return {"admin": alice, "member": bob, "auditor": carol, "stranger": dave}

@@ -18,6 +18,7 @@ LAYERS = {
     "workspaces": 1,
     "runs": 2,
     "chat": 3, "audit": 3, "exports": 3, "workspace_settings": 3, "accounts": 3, "files": 3,
+    "calibration": 3,
 }
 #: Function-local imports with a reason other than hiding an edge: the extraction worker runs in a
 #: subprocess that lowers its own memory and CPU limits before it loads the parsers.

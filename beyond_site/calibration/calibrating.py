@@ -1,0 +1,199 @@
+"""Running a calibration report: the corpus, the verifier of the report's topology, and every result
+stored the moment it comes, so that a report stopped by its budget or by a crash resumes where it
+was. One code path for `beyond_calibrate` and the page's button (docs/calibration.md).
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from pipeline import badges
+from pipeline.calibration import (CONTRACTS, Budget, CallResult, CorpusDraft, Progress, build_corpus,
+                                  calibration_report, run_calibration)
+from pipeline.providers import build_role_providers, close_all
+from pipeline.topology import Topology, parse_topology
+from beyond_site.calibration.models import CalibrationReport, CalibrationResult
+from beyond_site.runs.context import enabled_imported_packs
+from beyond_site.runs.models import Run, Step
+from beyond_site.runs.reaping import lease
+from beyond_site.runs.runners import runner_gone
+
+log = logging.getLogger("beyond.calibration")
+
+#: Clean drafts taken from the workspace's own runs at most (the most recent first): the seed corpus
+#: is the fixed part, the workspace's drafts the part that looks like its real work.
+WORKSPACE_DRAFTS = 50
+SEED = 0
+CONCURRENCY = 4
+
+
+def workspace_runs(workspace, *, finished_by: datetime, limit: int) -> list[tuple[dict, int, str]]:
+    """(brief, step index, released text) of the most recent steps that passed their first
+    inspection, in the workspace's runs completed by `finished_by`."""
+    steps = (Step.objects.filter(run__workspace=workspace, run__status=Run.COMPLETED, run__brief__isnull=False,
+                                 run__finished_at__lte=finished_by, status=Step.RELEASED, badge=badges.PASSED)
+             .select_related("run").order_by("-run__finished_at", "-run_id", "index"))
+    return [(step.run.brief, step.index, step.content) for step in steps[:max(0, limit)]]
+
+
+def report_corpus(report: CalibrationReport) -> tuple[list[CorpusDraft], list]:
+    """The report's corpus, the same on every call for the same report (the workspace's runs that
+    were completed when it was created), and the imported packs it is checked with."""
+    options = report.options
+    packs = enabled_imported_packs(report.workspace)
+    runs = workspace_runs(report.workspace, finished_by=report.created_at,
+                          limit=options.get("workspace_drafts", WORKSPACE_DRAFTS))
+    corpus = build_corpus(options.get("seed", SEED), runs=runs, size=options.get("drafts"), packs=packs)
+    return corpus, packs
+
+
+def create_report(workspace, topology: Topology, *, contracts=CONTRACTS, drafts: int | None = None,
+                  workspace_drafts: int = WORKSPACE_DRAFTS, concurrency: int = CONCURRENCY,
+                  max_calls: int | None = None, max_cost_usd: float | None = None, user=None) -> CalibrationReport:
+    """A queued report. Its corpus is fixed now: the workspace's runs completed by this moment."""
+    return CalibrationReport.objects.create(workspace=workspace, topology=topology.as_json(), created_by=user, options={
+        "contracts": [c for c in CONTRACTS if c in contracts], "drafts": drafts, "workspace_drafts": workspace_drafts,
+        "seed": SEED, "concurrency": concurrency, "max_calls": max_calls, "max_cost_usd": max_cost_usd})
+
+
+def set_limits(report: CalibrationReport, *, concurrency: int | None = None, max_calls: int | None = None,
+               max_cost_usd: float | None = None) -> None:
+    """New limits for the next run of a report (a resume); the corpus and contracts stay."""
+    report.options = {**report.options, "max_calls": max_calls, "max_cost_usd": max_cost_usd,
+                      **({"concurrency": concurrency} if concurrency else {})}
+    report.save(update_fields=["options"])
+
+
+def interrupted(report: CalibrationReport) -> bool:
+    """A report still marked running whose runner is gone or silent past the lease."""
+    if report.status != CalibrationReport.RUNNING:
+        return False
+    stale = report.heartbeat_at is None or report.heartbeat_at < timezone.now() - lease()
+    return stale or runner_gone(report.runner)
+
+
+def claim_report(report_id: int, owner: str) -> bool:
+    """Take a report to run it: one not completed and not running, or running under a runner that
+    is gone. A conditional UPDATE, so two claimers never both win."""
+    now = timezone.now()
+    free = (Q(status__in=(CalibrationReport.QUEUED, CalibrationReport.STOPPED, CalibrationReport.FAILED))
+            | Q(status=CalibrationReport.RUNNING, heartbeat_at__lt=now - lease()))
+    current = CalibrationReport.objects.filter(pk=report_id).values_list("status", "runner").first()
+    if current and current[0] == CalibrationReport.RUNNING and runner_gone(current[1]):
+        free |= Q(status=CalibrationReport.RUNNING, runner=current[1])
+    return CalibrationReport.objects.filter(free, pk=report_id).update(
+        status=CalibrationReport.RUNNING, runner=owner, heartbeat_at=now, started_at=now, finished_at=None,
+        message="") == 1
+
+
+def _mine(report_id: int, owner: str):
+    return CalibrationReport.objects.filter(pk=report_id, status=CalibrationReport.RUNNING, runner=owner)
+
+
+def stored_results(report: CalibrationReport) -> list[dict]:
+    return list(report.results.order_by("id").values_list("result", flat=True))
+
+
+@dataclass
+class _Store:
+    """Writes each result as it comes, and the progress with a heartbeat, while this runner owns the report."""
+
+    report_id: int
+    owner: str
+    drafts: dict[str, CorpusDraft]
+    lost: bool = False
+
+    def result(self, result: CallResult) -> None:
+        if self.lost or not _mine(self.report_id, self.owner).exists():
+            self.lost = True
+            return
+        draft = self.drafts[result.draft_id]
+        CalibrationResult.objects.create(report_id=self.report_id, draft_id=result.draft_id, contract=result.contract,
+                                         kind=draft.truth.kind, source=draft.source, status=result.status,
+                                         result=result.as_json())
+
+    def progress(self, progress: Progress) -> None:
+        if not self.lost:
+            _mine(self.report_id, self.owner).update(
+                progress={"done": progress.done, "total": progress.total, "calls": progress.calls,
+                          "cost_usd": progress.cost_usd}, heartbeat_at=timezone.now())
+
+    def beat(self) -> None:
+        if not self.lost and not _mine(self.report_id, self.owner).update(heartbeat_at=timezone.now()):
+            self.lost = True
+
+    def finish(self, status: str, message: str = "", figures: dict | None = None) -> bool:
+        fields = {"status": status, "message": message, "finished_at": timezone.now(), "heartbeat_at": timezone.now()}
+        if figures is not None:
+            fields["report"] = figures
+        return _mine(self.report_id, self.owner).update(**fields) == 1
+
+
+async def _keep_beating(store: _Store) -> None:
+    while True:
+        await asyncio.sleep(settings.BEYOND_RUN_HEARTBEAT_S)
+        try:
+            await database_sync_to_async(store.beat)()
+        except Exception:  # a busy database now is no reason to give the report up
+            log.warning("calibration %s: heartbeat failed", store.report_id, exc_info=True)
+
+
+def _load(report_id: int):
+    report = CalibrationReport.objects.select_related("workspace").get(pk=report_id)
+    corpus, packs = report_corpus(report)
+    return report, corpus, packs, stored_results(report)
+
+
+async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None = None,
+                    transport=None) -> CalibrationReport:
+    """Run a claimed report to its end (or its budget) and return it as stored.
+
+    Every result is stored as it comes; results already stored are not asked again. The figures
+    are computed over all of them, and written with the final status: completed, stopped (the
+    budget ran out: resume it) or failed (the reason is in `message`).
+    """
+    store = _Store(report_id, owner, {})
+    providers: dict = {}
+    heartbeat = asyncio.create_task(_keep_beating(store))
+
+    async def progress(value: Progress) -> None:
+        await database_sync_to_async(store.progress)(value)
+        if on_progress is not None and inspect.isawaitable(shown := on_progress(value)):
+            await shown
+
+    try:
+        report, corpus, packs, done = await database_sync_to_async(_load)(report_id)
+        store.drafts = {d.draft_id: d for d in corpus}
+        options, topology = report.options, parse_topology(report.topology)
+        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
+                                         transport=transport)
+        outcome = await run_calibration(
+            corpus, providers["verifier"], topology.role("verifier"), contracts=report.contracts, done=done,
+            concurrency=options.get("concurrency") or CONCURRENCY,
+            budget=Budget(max_calls=options.get("max_calls"), max_cost_usd=options.get("max_cost_usd")),
+            on_result=database_sync_to_async(store.result), on_progress=progress)
+        figures = calibration_report(corpus, outcome.results, packs=packs)
+        if outcome.stopped:
+            status, message = CalibrationReport.STOPPED, (
+                f"budget: {outcome.not_run} of {len(corpus) * len(report.contracts)} calls not made; resume to finish")
+        else:
+            status, message = CalibrationReport.COMPLETED, ""
+        await database_sync_to_async(store.finish)(status, message, figures)
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
+        log.exception("calibration %s failed", report_id)
+        await database_sync_to_async(store.finish)(CalibrationReport.FAILED, f"failed: {reason}")
+    finally:
+        heartbeat.cancel()
+        await asyncio.gather(heartbeat, return_exceptions=True)
+        await close_all(providers)
+    return await database_sync_to_async(CalibrationReport.objects.get)(pk=report_id)

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from beyond_site.calibration import label_views, views
+
+# Mounted at w/<slug:slug>/calibration/ (beyond_site/urls.py): every view receives `slug`.
+app_name = "calibration"
+urlpatterns = [
+    path("", views.reports_page, name="reports"),
+    path("start/", views.start, name="start"),
+    path("<int:report_id>/resume/", views.resume, name="resume"),
+    path("<int:report_id>.json", views.report_json, name="report_json"),
+    path("<int:report_id>.csv", views.report_csv, name="report_csv"),
+    path("runs/<int:run_id>/labels/", label_views.label, name="label"),
+]
