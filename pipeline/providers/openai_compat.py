@@ -222,6 +222,8 @@ class OpenAICompatibleProvider:
             body[profile.max_tokens_field] = max_tokens + headroom
         if request.json_schema is not None and profile.structured_output != "none":
             self.apply_structured_output(body, request)
+        if body["model"].startswith(profile.cache_control_models):
+            mark_cache_breakpoints(body["messages"])
         self.extra_body(body, request)
         return body
 
@@ -431,3 +433,12 @@ def _json_or_none(response: httpx.Response) -> Any:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
+
+
+def mark_cache_breakpoints(messages: list[dict]) -> None:
+    """Mark every message but the last as a prompt-cache breakpoint (at most three, the fourth
+    being the provider's limit): the system prompt and the long stable context are then read from
+    the cache by every later call of the run that shares them, and only the per-step part is new."""
+    for message in messages[:-1][-3:]:
+        if isinstance(message.get("content"), str):
+            message["content"] = [{"type": "text", "text": message["content"], "cache_control": {"type": "ephemeral"}}]

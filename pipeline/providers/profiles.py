@@ -53,6 +53,9 @@ class EndpointProfile(BaseModel):
     server_retries: bool = False
     #: Transport retries of ours after the first attempt.
     retries: int = Field(default=3, ge=0, le=10)
+    #: Model ids (by prefix) whose prompt cache needs explicit `cache_control` breakpoints (Anthropic
+    #: and Gemini models behind OpenRouter); the others cache a shared prefix on their own.
+    cache_control_models: tuple[str, ...] = ()
 
 
 PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
@@ -69,6 +72,7 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         name="openrouter",
         description="OpenRouter: reasoning.effort, cost reported in the usage, sticky sessions.",
         effort_field="reasoning.effort",
+        cache_control_models=("anthropic/", "google/gemini"),
     ),
     EndpointProfile(
         name="litellm",

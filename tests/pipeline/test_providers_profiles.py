@@ -197,3 +197,21 @@ async def test_the_profile_reaches_every_role_through_build_role_providers():
     [body] = bodies
     assert "reasoning_effort" not in body and body["max_tokens"] == 300
     assert body["response_format"]["type"] == "json_object" and "maxLength" not in json.dumps(body)
+
+
+def test_anthropic_models_behind_openrouter_get_cache_breakpoints_on_the_shared_prefix():
+    from pipeline.providers.base import CompletionRequest, Message
+    from pipeline.providers.openrouter import OpenRouterProvider
+
+    request = CompletionRequest(role="executor", model="anthropic/claude-haiku-4.5", messages=(
+        Message("system", "You are the EXECUTOR."), Message("user", "# Workspace memories\n- a fact"),
+        Message("user", "Render step 2.")))
+    body = OpenRouterProvider(api_key="k", model="anthropic/claude-haiku-4.5").build_body(request)
+    system, context, step = body["messages"]
+    assert system["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert context["content"] == [{"type": "text", "text": "# Workspace memories\n- a fact",
+                                   "cache_control": {"type": "ephemeral"}}]
+    assert step["content"] == "Render step 2."  # the per-step part stays plain and uncached
+    plain = OpenRouterProvider(api_key="k", model="z-ai/glm-5.3").build_body(
+        CompletionRequest(role="executor", model="z-ai/glm-5.3", messages=request.messages))
+    assert all(isinstance(m["content"], str) for m in plain["messages"])  # it caches on its own
