@@ -71,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "beyond_site.lib.busy.BusyMiddleware",
     "axes.middleware.AxesMiddleware",  # last: it turns a lockout into its response
 ]
 

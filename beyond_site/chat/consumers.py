@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
 from beyond_site.chat import fragments
 from beyond_site.runs.access import may_read_run
 from beyond_site.runs.services import ensure_sweeper, run_group
 
 REFUSED = 4403
+TRY_AGAIN = 1013
 
 
 may_read = db(may_read_run)
@@ -29,7 +31,14 @@ class RunConsumer(AsyncWebsocketConsumer):
         # After a server restart the first page that opens a run starts the runner's sweeper,
         # which fails runs the restart interrupted (and says so on this very socket).
         ensure_sweeper()
-        await self.subscribe()
+        try:
+            await self.subscribe()
+        except REFUSALS as exc:
+            if not is_refusal(exc):
+                raise
+            # The database is too busy to answer now: 1013 ("try again later") makes htmx reconnect,
+            # and the new socket's snapshot catches up.
+            await self.close(code=TRY_AGAIN)
 
     async def subscribe(self):
         if not await self._still_allowed():
