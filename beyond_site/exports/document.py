@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 from django.utils.text import slugify
 
-from pipeline import badges
+from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
 from beyond_site.runs.models import Run, Step
-from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.selectors import evidence_items, halt_reasons
 from beyond_site.runs.wording import OFFLINE_TIP
 
 #: What a pass means and does not mean (docs/verifier-contract.md), on every deliverable.
@@ -28,6 +28,10 @@ PASS_MEANING = ("A pass means that the blind verifier, which sees only the brief
                 "correct: review the document before you rely on it.")
 NOT_RELEASED = "This section was not released: the run stopped before it was inspected."
 WARNING_AUTHOR = "Beyond verification"
+RECAP_CHECKED = ("The mechanical checks found problems in this recap (the sections are unaffected); "
+                 "read it with them in mind:")
+SOURCES_NOTE = ("The pages web research found for this document. URLs and prices in it were checked "
+                "against the pages marked used; any other was flagged.")
 
 
 @dataclass
@@ -59,6 +63,10 @@ class Deliverable:
     counts: list[str]  # "2 passed", "1 passed after a re-render", ...
     run_warnings: list[str]
     recap: list  # the summarizer's recap as blocks (empty without one)
+    #: What the mechanical checks found in the recap, one line each (it is shown with them, never bare).
+    recap_findings: list[str] = field(default_factory=list)
+    #: A research run's pages: [{"id", "title", "url", "fetched_at", "used"}] (the Sources appendix).
+    sources: list[dict] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[tuple[Section, str]]:
@@ -88,7 +96,20 @@ def build(run: Run) -> Deliverable:
         run=run, title=one_line(run.task)[:300], workspace=run.workspace.name, date=when.date().isoformat(),
         models=_models(run), sections=sections, citations=list((run.brief or {}).get("citations") or []),
         outcome=_outcome(run, sections), counts=_counts(sections),
-        run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4))
+        run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
+        recap_findings=[clean(f"[{f.get('type')}] {f.get('detail')}") for f in run.summary_findings or []],
+        sources=_sources(run))
+
+
+def _sources(run: Run) -> list[dict]:
+    if not run.research:
+        return []
+    approved = {e.get("id") for e in (run.brief or {}).get("evidence") or []}
+    return [{"id": e["id"], "title": clean(e.get("title") or e.get("url") or ""), "url": clean(e.get("url") or ""),
+             "fetched_at": (e.get("fetched_at") or "")[:16].replace("T", " "),
+             "used": "used" if e["id"] in approved and e.get("status") == "ok" else
+                     ("read, not used" if e.get("status") == "ok" else f"not used: {clean(e.get('reason') or '')}")}
+            for e in evidence_items(list(run.events.filter(type=ev.EVIDENCE_COLLECTED)))]
 
 
 def _models(run: Run) -> list[tuple[str, str]]:

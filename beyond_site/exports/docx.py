@@ -17,7 +17,8 @@ from docx.text.run import Run
 
 from pipeline import badges
 from beyond_site.exports.blocks import BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading
-from beyond_site.exports.document import PASS_MEANING, WARNING_AUTHOR, Deliverable, Section, offline_note
+from beyond_site.exports.document import (PASS_MEANING, RECAP_CHECKED, SOURCES_NOTE, WARNING_AUTHOR, Deliverable,
+                                          Section, offline_note)
 
 LINK_COLOUR = RGBColor(0x1F, 0x4E, 0xB4)
 ALIGN = {"left": WD_ALIGN_PARAGRAPH.LEFT, "right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
@@ -34,6 +35,11 @@ def write(deliverable: Deliverable, target) -> None:
         _plain_table(doc, ["ID", "Framework", "Reference", "Title"], rows)
     else:
         doc.add_paragraph("The brief approved no citations.")
+    if deliverable.sources:
+        doc.add_heading("Appendix: sources", level=1)
+        doc.add_paragraph(SOURCES_NOTE)
+        _plain_table(doc, ["ID", "Title", "Address", "Fetched (UTC)", "Use"],
+                     [[s["id"], s["title"], s["url"], s["fetched_at"], s["used"]] for s in deliverable.sources])
     doc.save(target)
 
 
@@ -62,6 +68,10 @@ def _title_page(doc, d: Deliverable) -> None:
         p.add_run(warning)
     if d.recap:
         doc.add_heading("Recap of the run", level=3)
+        if d.recap_findings:
+            p = doc.add_paragraph(style="Intense Quote")
+            p.add_run("Warning: ").bold = True
+            p.add_run(RECAP_CHECKED + " " + "; ".join(d.recap_findings))
         _blocks(doc, d.recap)
     doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
 

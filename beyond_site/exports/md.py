@@ -13,7 +13,8 @@ from pipeline import badges
 from beyond_site.exports.blocks import (
     BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading,
 )
-from beyond_site.exports.document import PASS_MEANING, Deliverable, Section, offline_note
+from beyond_site.exports.document import (PASS_MEANING, RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
+                                          offline_note)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>#|!&~])")
 
@@ -162,7 +163,10 @@ def write(deliverable: Deliverable) -> str:
     for warning in d.run_warnings:
         out += ["", f"> **Warning:** {text(' '.join(warning.split()))}"]
     if d.recap:
-        out += ["", "#### Recap of the run", "", *blocks(d.recap)]
+        out += ["", "#### Recap of the run", ""]
+        if d.recap_findings:
+            out += [f"> **Warning:** {text(RECAP_CHECKED)}", *(f"> - {text(f)}" for f in d.recap_findings), ""]
+        out += [*blocks(d.recap)]
     out += ["", "---", ""]
     number = 1
     for section in d.sections:
@@ -174,4 +178,9 @@ def write(deliverable: Deliverable) -> str:
                      [[text(str(c.get(k) or "")) for k in ("id", "framework", "ref", "title")] for c in d.citations])
     else:
         out.append("The brief approved no citations.")
+    if d.sources:
+        out += ["", "## Appendix: sources", "", text(SOURCES_NOTE), ""]
+        out += table([["ID", "Title", "Address", "Fetched (UTC)", "Use"]],
+                     [[text(s["id"]), text(s["title"]), text(s["url"]), text(s["fetched_at"]), text(s["used"])]
+                      for s in d.sources])
     return "\n".join(out) + "\n"

@@ -172,6 +172,17 @@ def delete_document(document: Document, user=None) -> None:
         Blob.objects.filter(sha256=digest, kept_for_audit=False).delete()
 
 
+def set_research_default(workspace: Workspace, on: bool, user=None) -> bool:
+    """Whether new conversations start with web research on (logged like every admin change)."""
+    on = bool(on)
+    if on != workspace.research_default:
+        with transaction.atomic():
+            _log(workspace, user, "research_default_changed", before=workspace.research_default, after=on)
+            workspace.research_default = on
+            workspace.save(update_fields=["research_default"])
+    return on
+
+
 def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
     """Enable exactly the packs `keys` (shipped or imported), in display order; ValueError on an
     unknown key, leaving the workspace as it was."""

@@ -3,6 +3,7 @@ drafts are held to the approved pages, and a host the operator did not allow is 
 from __future__ import annotations
 
 import io
+import re
 import json
 
 import pytest
@@ -141,3 +142,23 @@ def test_a_source_that_is_not_a_web_address_is_never_a_link():
 
     [evil] = source_views([{"id": "E1", "url": "javascript:alert(1)", "status": "failed", "reason": "bad_url"}], None)
     assert evil.link == "" and not evil.approved
+
+
+def test_the_exports_carry_the_sources_and_a_checked_recap_warning(workspace, web, tmp_path):
+    import docx
+
+    site, _ = web
+    data = research_script(site.url("/pricing"))
+    data["summarizer"] = ["Pro costs $19 per user."]
+    trace = run_research(tmp_path, data)
+    markdown, document = tmp_path / "out.md", tmp_path / "out.docx"
+    call_command("beyond_export", str(trace["run"]["id"]), "--format", "md", "--out", str(markdown))
+    call_command("beyond_export", str(trace["run"]["id"]), "--format", "docx", "--out", str(document))
+    text = markdown.read_text()
+    assert "## Appendix: sources" in text and re.search(r"\| E1 \| [^|]+ \| http://127\.0\.0\.1:\d+/pricing \|[^|]+\| used \|", text)
+    assert r"\[unsupported\_price\]" in text.split("#### Recap of the run")[1]  # escaped Markdown
+    word = docx.Document(str(document))
+    headings = [p.text for p in word.paragraphs if p.style.name.startswith("Heading")]
+    assert "Appendix: sources" in headings
+    assert any("E1" in cell.text for table in word.tables for row in table.rows for cell in row.cells)
+    assert any("[unsupported_price]" in p.text for p in word.paragraphs)

@@ -416,3 +416,24 @@ def test_a_model_server_profile_is_chosen_by_name(alice, acme, settings):
     assert "profile" not in acme.topology["executor"]
     page = client.get("/w/acme/settings/").content.decode()
     assert re.search(r'<option value="llamacpp" selected>', page)
+
+
+def test_the_web_research_default_is_set_by_admins_and_starts_new_conversations(alice, bob, acme, monkeypatch,
+                                                                                tmp_path):
+    (tmp_path / "search.json").write_text('{"results": {"*": []}}')
+    monkeypatch.setenv("BEYOND_SEARCH", f"static:{tmp_path / 'search.json'}")
+    admin = client_for(alice)
+    assert 'data-research-default' in admin.get("/w/acme/settings/").content.decode()
+    assert client_for(bob).post("/w/acme/settings/research/", {"research_default": "on"}).status_code == 403
+    assert admin.post("/w/acme/settings/research/", {"research_default": "on"}).status_code == 302
+    acme.refresh_from_db()
+    assert acme.research_default is True
+    assert WorkspaceEvent.objects.filter(workspace=acme, action="research_default_changed").exists()
+    chat = client_for(bob).get("/w/acme/").content.decode()
+    assert re.search(r'name="research" data-research-toggle checked', chat)
+
+
+def test_without_a_search_backend_the_research_default_cannot_be_set(alice, acme, monkeypatch):
+    monkeypatch.delenv("BEYOND_SEARCH", raising=False)
+    page = client_for(alice).get("/w/acme/settings/").content.decode()
+    assert "not configured" in page and re.search(r'data-research-default[^>]*disabled', page)
