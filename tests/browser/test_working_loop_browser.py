@@ -149,6 +149,10 @@ def test_the_page_says_when_the_live_connection_is_lost_and_when_it_is_back(page
         daphne.stop()
         expect(banner).to_be_visible(timeout=15_000)
         expect(banner).to_contain_text("Live updates lost")
+        page.fill(BOX, "A task typed while the server is away")
+        page.press(BOX, "Enter")
+        expect(page.locator("#notice")).to_contain_text("Could not reach the server", timeout=15_000)
+        assert page.locator(BOX).input_value() == "A task typed while the server is away"  # kept, not lost
         daphne.start()  # the same port: the page's websocket reconnects by itself
         expect(banner).to_contain_text("Connection back", timeout=30_000)
         # The run was executing in the process that stopped: the page catches up and says so.
