@@ -6,7 +6,6 @@ The verifier's request is built by `build_verifier_request` from the brief and t
 from __future__ import annotations
 
 import hashlib
-import json
 
 from pipeline import prompts
 from pipeline.context import Context, render_context
@@ -17,7 +16,7 @@ from pipeline.topology import RoleConfig
 
 def brief_as_json(brief: Brief) -> str:
     """The brief as the executors and the verifier read it: stable, indented JSON."""
-    return json.dumps(brief.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+    return brief.as_text()
 
 
 def _request(role: str, cfg: RoleConfig, messages: list[Message], **extra) -> CompletionRequest:

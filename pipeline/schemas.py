@@ -4,9 +4,12 @@ Field names are fixed by the specification; checks outside the project read them
 """
 from __future__ import annotations
 
+import json
+
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError, field_validator,
+                      model_validator)
 
 
 class Citation(BaseModel):
@@ -50,6 +53,15 @@ class Brief(BaseModel):
     steps: list[StepPlan] = Field(min_length=1, max_length=40)
     #: The approved evidence: only on runs with web research; absent (None) on the others.
     evidence: list[EvidenceRef] | None = None
+    #: The brief as the executors and the verifier read it, written once: a run sends it with
+    #: every step's requests, and a 40-step brief takes milliseconds to serialise.
+    _text: str | None = PrivateAttr(default=None)
+
+    def as_text(self) -> str:
+        """Stable, indented JSON (the brief is not changed once the planner has written it)."""
+        if self._text is None:
+            self._text = json.dumps(self.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+        return self._text
 
     @field_validator("judgments")
     @classmethod
