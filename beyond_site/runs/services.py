@@ -21,6 +21,7 @@ from pipeline.orchestrator import Orchestrator, Research, RunSettings
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
+from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.runs import jobs
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
@@ -163,15 +164,18 @@ class LeaseLost(Exception):
     """Another runner (the reaper) took this run over: stop without writing anything more."""
 
 
-async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True) -> str:
+async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True,
+                      operator_topology: bool = False) -> str:
     """Run a claimed run to its end, persisting every event before ringing the doorbell.
     Returns the final status ("lost" when the run was taken over by the reaper meanwhile).
     `keep_lease` renews the claim's lease while the run lasts; a job-engine worker, which took
-    no lease, passes False."""
+    no lease, passes False. Model endpoints are reached through the guarded transport
+    (lib/endpoints.py) unless the operator chose the topology itself (`operator_topology`, as
+    `beyond_run --provider/--topology` does); `transport` replaces both (tests)."""
     lease_lost = asyncio.Event()
     heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost)) if keep_lease else None
     try:
-        return await _execute(run_id, owner, transport, lease_lost)
+        return await _execute(run_id, owner, transport, lease_lost, operator_topology)
     finally:
         if heartbeat is not None:
             heartbeat.cancel()
@@ -199,7 +203,7 @@ class _Recording:
         await ring_doorbell(self.run_id, row.seq)
 
 
-async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event) -> str:
+async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:
     record = _Recording(run_id, owner, lease_lost)
     try:
         run = await database_sync_to_async(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
@@ -208,7 +212,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         checks = MechanicalChecks(await database_sync_to_async(enabled_imported_packs)(run.workspace))
         research = research_plan() if run.research else None
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
-                                         transport=transport)
+                                         transport=transport,
+                                         address_policy=None if operator_topology else endpoint_policy())
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import ipaddress
-import socket
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -13,6 +10,7 @@ from django.db.models import Sum
 
 from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
+from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.frameworks import canonical_keys
@@ -231,28 +229,15 @@ def remove_member(membership: Membership, user=None) -> None:
     membership.delete()
 
 
-def endpoint_allowed(url: str) -> bool:
-    """False for a URL whose host is (or resolves to) a loopback, private, link-local or reserved
-    address, unless the operator allowed its origin in BEYOND_ALLOWED_BASE_URLS."""
-    parts = urlsplit(url)
-    allowed = {urlsplit(u.strip())[:2] for u in settings.BEYOND_ALLOWED_BASE_URLS.split(",") if u.strip()}
-    if (parts.scheme, parts.netloc) in allowed:
-        return True
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
-    except (OSError, UnicodeError):
-        return False  # a host that does not resolve cannot be checked: refuse it
-    return all(ipaddress.ip_address(a.split("%")[0]).is_global for a in addresses)
-
-
 def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = False) -> dict | None:
     """Store the workspace's model per role (validated with parse_topology; TopologyError leaves the
     workspace as it was), or None for "BEYOND_PROVIDER for every role".
 
     Workspace admins are not the server's operator: from them (operator=False) a scripted provider
     (it reads a file on the server) is refused, and so is an endpoint on this machine or its
-    private network unless the operator listed it in BEYOND_ALLOWED_BASE_URLS, so a workspace
-    setting cannot make the server probe its own network."""
+    private network unless the operator configured it (beyond_site/lib/endpoints.py), so a
+    workspace setting cannot make the server probe its own network. This check says so when the
+    topology is saved; the guarded transport of its runs checks every connection again."""
     stored = None
     if topology is not None:
         parsed = parse_topology(topology)
@@ -261,9 +246,10 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
             raise TopologyError(f"a scripted provider cannot be set here ({', '.join(scripted)})")
         for role in ROLES:
             url = parsed.role(role).base_url
-            if url and not operator and not endpoint_allowed(url):
-                raise TopologyError(f"{role}: {url} is on this server's own or private network; the operator "
-                                    "must list it in BEYOND_ALLOWED_BASE_URLS first")
+            refused = endpoint_refusal(url) if url and not operator else None
+            if refused:
+                raise TopologyError(f"{role}: {url} is refused ({refused}): the server connects only to public "
+                                    "endpoints and to those the operator lists in BEYOND_ALLOWED_BASE_URLS")
         stored = parsed.as_json()
     if stored != workspace.topology:
         with transaction.atomic():

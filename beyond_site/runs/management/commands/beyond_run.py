@@ -34,6 +34,9 @@ class Command(BaseCommand):
             raise CommandError(f"unknown workspace {opts['workspace']!r} (create it with beyond_workspace create)")
         if not opts["task"].strip():
             raise CommandError("the task is empty")
+        # A topology given here is the operator's own choice (its endpoints may be local); the
+        # workspace's own topology connects through the guarded transport, as in the chat.
+        operator_topology = opts["provider"] is not None or opts["topology"] is not None
         try:
             if opts["provider"] is not None:
                 topology = parse_shorthand(opts["provider"])
@@ -51,7 +54,7 @@ class Command(BaseCommand):
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
-        asyncio.run(execute_run(run.pk, owner))
+        asyncio.run(execute_run(run.pk, owner, operator_topology=operator_topology))
         run = Run.objects.get(pk=run.pk)
         trace = run_trace(run)
         if opts["json"]:
