@@ -188,6 +188,15 @@ class Orchestrator:
 
     async def _halt_over_budget(self) -> None:
         await self._settle_steps()
+        # Steps whose inspection had ended before the budget ran out are released in order, as
+        # a step halt lets the steps before it be released; none of them needs another call.
+        for step in self.brief.steps if self.brief else ():
+            task = self._step_tasks.get(step.index)
+            if step.index in self._released_steps:
+                continue
+            if task is None or not task.done() or task.cancelled() or task.exception() or task.result().halted:
+                break
+            self._release(step, task.result())
         reason = self._budget_reason or "budget: reached"
         unreleased = [s.index for s in self.brief.steps if s.index not in self._released_steps] if self.brief else []
         if unreleased:
@@ -313,10 +322,13 @@ class Orchestrator:
             if outcome.halted:
                 await self._halt_from(brief, outcome)
                 return False
-            self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
-                                       content=outcome.content, warnings=outcome.warnings))
-            self._released_steps.add(outcome.index)
+            self._release(step, outcome)
         return True
+
+    def _release(self, step, outcome: StepOutcome) -> None:
+        self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
+                                   content=outcome.content, warnings=outcome.warnings))
+        self._released_steps.add(outcome.index)
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the

@@ -23,6 +23,7 @@ from beyond_site.chat.presenting import run_view, run_views
 from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
 from beyond_site.runs.models import Run
 from beyond_site.runs.access import require_run
+from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.services import may_stop, request_stop, ring_doorbell, ring_stop_bell, schedule_run, start_run
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Document, Message
@@ -126,8 +127,14 @@ def _start_from_form(request, slug):
         response["HX-Reswap"] = "none"  # keep the conversation as it is; the notice comes out of band
         return response, None
     posted = _conversation_for(membership, request.POST.get("conversation"))
-    run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
-                             idempotency_key=key)
+    try:
+        run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
+                                 idempotency_key=key)
+    except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
+        response = render(request, "chat/_notice.html", {"notice": f"Not started: {exc.message}", "form_key": key},
+                          status=429)
+        response["HX-Reswap"] = "none"
+        return response, None
     conversation = run.conversation
     created_conversation = posted is None or posted.pk != conversation.pk
     url = _chat_url(slug, conversation)

@@ -23,6 +23,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.runs import jobs
+from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
@@ -70,9 +71,10 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
               research: bool = False, run_here: bool = False) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
-    returns the run that key already started, in that run's own conversation. In the scaled mode
-    the job that executes the run is queued in the same transaction as the run itself, unless the
-    caller executes it itself (`run_here`, as `beyond_run` does)."""
+    returns the run that key already started, in that run's own conversation. A submission over
+    one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing. In the
+    scaled mode the job that executes the run is queued in the same transaction as the run itself,
+    unless the caller executes it itself (`run_here`, as `beyond_run` does)."""
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
@@ -80,6 +82,10 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     topo = resolve_topology(workspace, topology)
     try:
         with transaction.atomic():  # a new conversation exists only with its run
+            # The caps are counted under a lock on the workspace row: two submissions at once
+            # cannot both take the last place (SQLite's writers take turns anyway).
+            Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+            check_submission(workspace, user)
             if conversation is None:
                 conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
                                                            created_by=user)
@@ -211,6 +217,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         ctx = await database_sync_to_async(assemble_context)(run)
         checks = MechanicalChecks(await database_sync_to_async(enabled_imported_packs)(run.workspace))
         research = research_plan() if run.research else None
+        budget = await database_sync_to_async(run_budget)(run.workspace)
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport,
                                          address_policy=None if operator_topology else endpoint_policy())
@@ -221,7 +228,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         return await _fail(record, run_id, f"the run could not start: {message}")
 
     orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
-        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research))
+        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research,
+        budget=budget))
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.workspace_settings import views
+from beyond_site.workspace_settings import budgets, views
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "workspace_settings"
@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.settings_page, name="settings"),
     path("frameworks/", views.frameworks, name="frameworks"),
     path("topology/", views.topology, name="topology"),
+    path("budgets/", budgets.budgets, name="budgets"),
     path("members/", views.member_add, name="member_add"),
     path("members/<int:membership_id>/role/", views.member_role, name="member_role"),
     path("members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,7 +16,7 @@ from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
-    Blob, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceEvent,
+    Blob, Document, DocumentChunk, FrameworkPack, Membership, Memory, Workspace, WorkspaceBudget, WorkspaceEvent,
 )
 
 
@@ -257,3 +258,41 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
             workspace.topology = stored
             workspace.save(update_fields=["topology"])
     return stored
+
+
+#: The smallest value each budget limit may take (None clears a limit): a run needs a token and
+#: a fraction of a cent at least; a cap on runs may be 0, which stops new runs altogether.
+BUDGET_MINIMUMS = {"max_tokens_per_run": 1, "max_cost_per_run": Decimal("0.0001"), "max_runs_per_user_per_day": 0,
+                   "max_runs_in_flight_per_user": 0, "max_runs_in_flight_per_workspace": 0}
+BUDGET_MAXIMUM = 10**15
+
+
+def _budget_value(name: str, value):
+    if value is None:
+        return None
+    try:
+        number = Decimal(str(value)).quantize(Decimal("0.0001")) if name == "max_cost_per_run" else int(value)
+    except (InvalidOperation, TypeError, ValueError):
+        raise ValueError(f"{name.replace('_', ' ')}: {value!r} is not a number") from None
+    if not BUDGET_MINIMUMS[name] <= number <= BUDGET_MAXIMUM:
+        raise ValueError(f"{name.replace('_', ' ')}: at least {BUDGET_MINIMUMS[name]} (or no limit)")
+    return number
+
+
+@transaction.atomic
+def set_budget(workspace: Workspace, limits: dict, user=None) -> WorkspaceBudget:
+    """Change the limits named in `limits` ({limit: value, None for no limit}; the others stay as
+    they are), logged in the workspace's history; ValueError leaves the budget as it was."""
+    unknown = set(limits) - set(WorkspaceBudget.LIMITS)
+    if unknown:
+        raise ValueError(f"unknown budget limits: {', '.join(sorted(unknown))}")
+    values = {name: _budget_value(name, value) for name, value in limits.items()}
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    budget = WorkspaceBudget.of(workspace)
+    before = budget.limits()
+    for name, value in values.items():
+        setattr(budget, name, value)
+    if budget.limits() != before:
+        _log(workspace, user, "budget_changed", before=before, after=budget.limits())
+        budget.save()
+    return budget

@@ -125,3 +125,16 @@ def test_the_offline_engine_costs_nothing_and_a_reached_limit_refuses_the_next_c
     assert spending.charge("an offline call", Completion(text="x"), free=True) is None
     assert spending.charge("a call", Completion(text="x", usage=Usage(input=60, output=40), cost=0.5)) is None
     assert spending.before_call() == "budget: the limit of 100 tokens per run is reached (100 used)"
+
+
+async def test_a_step_inspected_before_the_budget_ran_out_is_still_released(tmp_path):
+    # Step 2's reply comes at once, before the release of step 1 had its turn: step 1 was fully
+    # inspected, needs no further call, and is released; step 2 halts.
+    data = scripting.script({
+        1: {"executor": [used("Part one.", 10)], "verifier": [used(PASS, 10)]},
+        2: {"executor": [used("Part two.", 5000)], "verifier": [PASS]},
+    }, planner=plan(2, tokens=10))
+    events, _ = await run_scripted(tmp_path, data, budget=Budget(max_tokens=1000), concurrency=1)
+    assert [e["step"] for e in of_type(events, ev.STEP_RELEASED)] == [1]
+    assert [e["step"] for e in of_type(events, ev.STEP_HALTED)] == [2]
+    assert finished(events)[1]["step"] == 2

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
+from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.runs.runners import runner_identity
@@ -50,7 +51,10 @@ class Command(BaseCommand):
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 
-        run, _ = start_run(workspace, opts["task"], topology=topology, run_here=True)
+        try:
+            run, _ = start_run(workspace, opts["task"], topology=topology, run_here=True)
+        except BudgetRefused as exc:  # over a cap of the workspace's budget: no run was created
+            raise CommandError(str(exc)) from None
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
