@@ -181,6 +181,9 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 DATA_UPLOAD_MAX_NUMBER_FILES = 10  # files per request; the chat upload view reports more as refused
+# Uploaded files go to temporary files as they are parsed, never into memory (the request body
+# itself is spooled to disk past FILE_UPLOAD_MAX_MEMORY_SIZE, which must stay above 0 for that).
+FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
 
 # Beyond
 BEYOND_PROVIDER = os.getenv("BEYOND_PROVIDER", "offline")
@@ -188,6 +191,12 @@ OPENROUTER_BASE_URL = os.getenv("OPENROUTER_BASE_URL", "https://openrouter.ai/ap
 BEYOND_STEP_CONCURRENCY = envint("BEYOND_STEP_CONCURRENCY", 8)
 BEYOND_MAX_FILE_BYTES = envint("BEYOND_MAX_FILE_BYTES", 20 * 1024 * 1024)
 BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1024)
+#: The largest request body taken from a signed-in user (the most files the upload view takes at
+#: once, at the per-file limit, and room for the form), and from anyone else (a login form):
+#: larger bodies are refused while they arrive (beyond_site/lib/bodies.py).
+BEYOND_MAX_REQUEST_BYTES = envint("BEYOND_MAX_REQUEST_BYTES",
+                                  DATA_UPLOAD_MAX_NUMBER_FILES * BEYOND_MAX_FILE_BYTES + 1024 * 1024)
+BEYOND_MAX_ANONYMOUS_REQUEST_BYTES = envint("BEYOND_MAX_ANONYMOUS_REQUEST_BYTES", 64 * 1024)
 BEYOND_CONTEXT_BUDGET_TOKENS = envint("BEYOND_CONTEXT_BUDGET_TOKENS", 100_000)
 
 LOGGING = {
