@@ -63,6 +63,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "beyond_site.lib.inputs.NulGuardMiddleware",  # NUL characters: a 400, never a database error
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -183,7 +184,7 @@ CONTENT_SECURITY_POLICY = {
 DATA_UPLOAD_MAX_NUMBER_FILES = 10  # files per request; the chat upload view reports more as refused
 # Uploaded files go to temporary files as they are parsed, never into memory (the request body
 # itself is spooled to disk past FILE_UPLOAD_MAX_MEMORY_SIZE, which must stay above 0 for that).
-FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
+FILE_UPLOAD_HANDLERS = ["beyond_site.lib.uploads.TemporaryFileHandler"]
 
 # Beyond
 BEYOND_PROVIDER = os.getenv("BEYOND_PROVIDER", "offline")

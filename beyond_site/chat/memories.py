@@ -34,7 +34,7 @@ def add(request, slug):
     try:
         add_memory(membership.workspace, request.POST.get("text", ""), user=request.user)
     except ValueError as exc:
-        return _panel(request, membership, str(exc))
+        return _panel(request, membership, str(exc), status=400)
     return _panel(request, membership)
 
 
@@ -46,7 +46,7 @@ def edit(request, slug, memory_id):
     try:
         edit_memory(memory, request.POST.get("text", ""), user=request.user)  # logged in the workspace's history
     except ValueError as exc:
-        return _panel(request, membership, str(exc))
+        return _panel(request, membership, str(exc), status=400)
     return _panel(request, membership)
 
 

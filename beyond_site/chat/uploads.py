@@ -18,6 +18,14 @@ def megabytes(n: int) -> str:
     return f"{n // (1024 * 1024)} MB" if n >= 1024 * 1024 else f"{n:,} bytes"
 
 
+def unreadable_upload(exc: Exception) -> str:
+    """What to tell a member whose upload form could not be parsed at all."""
+    if "header size" in str(exc):
+        # Django reads at most 1,024 bytes of each part's headers, the file name included.
+        return "A file name is too long: at most about 900 characters. Nothing was attached."
+    return "The upload could not be read (the form is malformed or too large). Nothing was attached."
+
+
 def body_too_large(request, limit: int) -> bool:
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)

@@ -10,8 +10,9 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, TooManyFilesSent
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,7 +21,8 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.presenting import run_view, run_views
-from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes
+from beyond_site.chat.uploads import SizeCapHandler, body_too_large, megabytes, unreadable_upload
+from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.runs.models import Run
 from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
@@ -41,9 +43,12 @@ def new_form_key() -> str:
 
 
 def _conversation_for(membership, conversation_id) -> Conversation | None:
-    if not conversation_id:
+    """The workspace's conversation `conversation_id` (a form's value); None for none, 404 for
+    another workspace's or none at all, BadInput for a value that is no id."""
+    pk = object_id(conversation_id, "conversation")
+    if pk is None:
         return None
-    return get_object_or_404(Conversation, pk=conversation_id, workspace=membership.workspace)
+    return get_object_or_404(Conversation, pk=pk, workspace=membership.workspace)
 
 
 def _exchanges(conversation: Conversation | None, before: Message | None = None) -> tuple[list[dict], int | None]:
@@ -108,8 +113,12 @@ def workspace(request, slug, conversation_id=None):
     membership = access.require_membership(request, slug, access.READ)
     conversation = _conversation_for(membership, conversation_id)
     before = None
-    if conversation is not None and request.GET.get("before", "").isdigit():
-        before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation)
+    try:
+        before_id = object_id(request.GET.get("before"), "message") if conversation is not None else None
+    except BadInput as exc:
+        return bad_request(request, str(exc))
+    if before_id is not None:
+        before = get_object_or_404(Message, pk=before_id, conversation=conversation)
     exchanges, earlier = _exchanges(conversation, before)
     ctx = _side_context(membership, conversation, _page_number(request.GET.get("chats")))
     ctx.update(exchanges=exchanges, earlier=earlier, paged_back=before is not None, form_key=new_form_key())
@@ -121,12 +130,17 @@ def _start_from_form(request, slug):
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
+    if has_nul(task, key, request.POST.get("conversation")):
+        return bad_request(request, NUL_REFUSED), None
     if not task or len(task) > MAX_TASK_CHARS:
         message = "Write a task first." if not task else f"A task is at most {MAX_TASK_CHARS:,} characters."
         response = render(request, "chat/_notice.html", {"notice": message, "form_key": key})
         response["HX-Reswap"] = "none"  # keep the conversation as it is; the notice comes out of band
         return response, None
-    posted = _conversation_for(membership, request.POST.get("conversation"))
+    try:
+        posted = _conversation_for(membership, request.POST.get("conversation"))
+    except BadInput as exc:
+        return bad_request(request, str(exc)), None
     try:
         run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
                                  idempotency_key=key)
@@ -210,6 +224,9 @@ def upload(request, slug):
         request.FILES  # parse now, with the cap, before the CSRF check reads request.POST
     except TooManyFilesSent:
         request.too_many_files = True
+    except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent) as exc:
+        # Nothing was read into the workspace; the form itself cannot be used.
+        return bad_request(request, unreadable_upload(exc))
     return _upload(request, slug, cap)
 
 
@@ -219,7 +236,10 @@ def _upload(request, slug, cap):
     if getattr(request, "too_many_files", False):
         return _upload_notice(request, slug, f"Attach at most {MAX_FILES_PER_UPLOAD} files at a time. "
                                              "Nothing was attached.")
-    conversation = _conversation_for(membership, request.POST.get("conversation"))
+    try:
+        conversation = _conversation_for(membership, request.POST.get("conversation"))
+    except BadInput as exc:
+        return bad_request(request, str(exc))
     files = request.FILES.getlist("files")
     created_conversation = False
     added = []

@@ -10,7 +10,6 @@ within the larger limit, and reads them from disk as it goes.
 """
 from __future__ import annotations
 
-from html import escape
 from importlib import import_module
 from types import SimpleNamespace
 
@@ -18,6 +17,8 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user
 from django.http.cookie import parse_cookie
+
+from beyond_site.lib.inputs import refusal
 
 
 def max_bytes(*, signed_in: bool) -> int:
@@ -36,13 +37,7 @@ def too_large(*, signed_in: bool, htmx: bool) -> tuple[list[tuple[bytes, bytes]]
                 f"{size(settings.BEYOND_MAX_FILE_BYTES)}). Nothing was received.")
     else:
         text = f"Too large: without a login a request may carry at most {size(limit)}."
-    if htmx:
-        body = f'<div id="notice" class="notice-slot" hx-swap-oob="true"><p class="alert" role="alert">{escape(text)}</p></div>'
-        headers = [(b"content-type", b"text/html; charset=utf-8"), (b"hx-reswap", b"none")]
-    else:
-        body, headers = text, [(b"content-type", b"text/plain; charset=utf-8")]
-    data = body.encode("utf-8")
-    return [*headers, (b"content-length", str(len(data)).encode())], data
+    return refusal(text, htmx=htmx)
 
 
 def session_key_of(cookie_header: str) -> str | None:

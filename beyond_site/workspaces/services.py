@@ -49,6 +49,8 @@ def _clean_memory_text(text: str) -> str:
     text = (text or "").strip()
     if not text:
         raise ValueError("a memory cannot be empty")
+    if "\x00" in text:  # PostgreSQL cannot store it: said here rather than failing on save
+        raise ValueError("a memory cannot contain NUL characters (\\x00)")
     if len(text) > 4000:
         raise ValueError("a memory is a short fact: 4,000 characters at most (add a file for longer text)")
     return text
@@ -73,6 +75,8 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
     """Extract and store a file; returns (document, created). A refused file changes nothing:
     every check and the extraction run before the one transaction that writes."""
     name = (name or "document").replace("\\", "/").rsplit("/", 1)[-1][:255] or "document"
+    if "\x00" in name:  # PostgreSQL cannot store it
+        raise DocumentRefused("bad_name", "A file name cannot contain NUL characters (\\x00).")
     digest = hashlib.sha256(data).hexdigest()
     existing = Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).first()
     if existing:

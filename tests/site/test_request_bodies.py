@@ -117,7 +117,7 @@ def test_uploads_go_to_temporary_files_never_to_memory(alice):
                            HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and Document.objects.get().name == "a.txt"
     from django.conf import settings
-    assert settings.FILE_UPLOAD_HANDLERS == ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
+    assert settings.FILE_UPLOAD_HANDLERS == ["beyond_site.lib.uploads.TemporaryFileHandler"]
 
 
 # ---------------------------------------------------------------------------- the real server
