@@ -138,6 +138,18 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 BEYOND_TRUSTED_PROXY_COUNT = envint("BEYOND_TRUSTED_PROXY_COUNT", 0)
 AXES_CLIENT_IP_CALLABLE = "beyond_site.lib.http.client_ip"
 
+# Mail is used for password resets only. Without DJANGO_EMAIL_HOST the reset pages do not exist
+# (an admin sets passwords with `manage.py changepassword`); with it, reset requests are
+# throttled per client address and per address asked for (beyond_site/lib/accounts.py).
+EMAIL_HOST = os.getenv("DJANGO_EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_PORT = envint("DJANGO_EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.getenv("DJANGO_EMAIL_USER", "")
+    EMAIL_HOST_PASSWORD = os.getenv("DJANGO_EMAIL_PASSWORD", "")
+    EMAIL_USE_TLS = envbool("DJANGO_EMAIL_TLS", "True")
+    DEFAULT_FROM_EMAIL = os.getenv("DJANGO_EMAIL_FROM", "beyond@localhost")
+BEYOND_PASSWORD_RESETS_PER_HOUR = envint("BEYOND_PASSWORD_RESETS_PER_HOUR", 5)
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -204,9 +216,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # A 403 is one line with its reason, not a traceback (beyond_site/lib/logs.py).
+    "filters": {"one_line_403": {"()": "beyond_site.lib.logs.OneLineForbidden"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
-    "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
+    "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True},
+                "django.request": {"filters": ["one_line_403"]}},
 }
 # Where runs execute (docs/operations.md): in the web server (the embedded default), or, with
 # BEYOND_RUN_IN_PROCESS off, in `beyond_worker` processes fed by the job engine (procrastinate),
