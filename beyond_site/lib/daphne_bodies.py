@@ -8,9 +8,9 @@ anonymous 60 MB POST and 1.9 GB for a 150 MB upload, for three reasons, all fixe
    `Request.args` with the email parser, whole and in memory, about twelve times its size. Daphne
    never reads `args`; the parsing is switched off (`_parsePOSTFormSubmission`).
 2. Daphne then pushes the whole body onto the application's queue at once, in 8 KB messages,
-   whatever the application does with them (a known upstream limitation). Here the application pulls the
-   body instead: each `receive()` reads the next piece from the file Twisted wrote it to, so no
-   more than one piece is in memory, and an application that answers 413 reads none of it.
+   whatever the application does with them (a known upstream limitation). Here the application
+   pulls the body instead: each `receive()` reads the next piece from the file Twisted wrote it
+   to, so no more than one piece is in memory, and an application that answers 413 reads none.
 3. Nothing refused a body before it was received in full. Here the request refuses one over its
    limit (lib/bodies.py) as soon as its Content-Length is known, or as soon as the bytes that
    arrived pass the limit, with a 413; the rest of the body is read and thrown away for a few

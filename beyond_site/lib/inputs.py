@@ -41,7 +41,8 @@ def object_id(value, what: str) -> int | None:
 
 def notice_html(text: str) -> str:
     """The chat's notice slot with `text`, for an out-of-band swap."""
-    return f'<div id="notice" class="notice-slot" hx-swap-oob="true"><p class="alert" role="alert">{escape(text)}</p></div>'
+    return (f'<div id="notice" class="notice-slot" hx-swap-oob="true">'
+            f'<p class="alert" role="alert">{escape(text)}</p></div>')
 
 
 def refusal(text: str, *, htmx: bool) -> tuple[list[tuple[bytes, bytes]], bytes]:

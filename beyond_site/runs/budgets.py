@@ -46,8 +46,9 @@ def check_submission(workspace: Workspace, user) -> None:
     runs = Run.objects.filter(workspace=workspace)
     cap = budget.max_runs_in_flight_per_workspace
     if cap is not None and runs.filter(status__in=IN_FLIGHT).count() >= cap:
-        raise BudgetRefused(f"this workspace runs at most {_plural(cap, 'run')} at once, and "
-                            f"{'that many are' if cap != 1 else 'one is'} queued or running; try again when one has finished.")
+        busy = "that many are" if cap != 1 else "one is"
+        raise BudgetRefused(f"this workspace runs at most {_plural(cap, 'run')} at once, and {busy} queued or "
+                            "running; try again when one has finished.")
     if getattr(user, "pk", None) is None:
         return  # the per-member caps count a member's runs; a command-line run has no member
     mine = runs.filter(created_by=user)
