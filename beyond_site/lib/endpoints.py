@@ -12,7 +12,7 @@ import os
 
 from django.conf import settings
 
-from pipeline.net import AddressPolicy, url_refusal
+from pipeline.net import AddressPolicy, AllowListError, url_refusal
 from pipeline.topology import ROLES, TopologyError, parse_shorthand
 
 
@@ -38,4 +38,8 @@ def endpoint_policy() -> AddressPolicy:
 def endpoint_refusal(url: str) -> str | None:
     """Why the server would refuse to connect to `url` for a workspace now, or None. The guarded
     transport checks again at every connection; this is for saying so when the URL is entered."""
-    return url_refusal(url, endpoint_policy())
+    try:
+        policy = endpoint_policy()
+    except AllowListError as exc:  # the operator's setting is broken: nothing local is allowed
+        return f"the server's allow list cannot be read ({exc})"
+    return url_refusal(url, policy)

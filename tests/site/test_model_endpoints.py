@@ -96,3 +96,10 @@ def test_encoded_internal_addresses_are_refused_when_saved(url, reason, settings
     assert reason in str(caught.value) and "BEYOND_ALLOWED_BASE_URLS" in str(caught.value)
     workspace.refresh_from_db()
     assert workspace.topology is None
+
+
+def test_a_malformed_allow_list_refuses_with_its_reason_rather_than_failing(settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = "ftp://llm.internal"
+    workspace = Workspace.objects.create(slug="acme", name="Acme")
+    with pytest.raises(TopologyError, match="allow list cannot be read"):
+        services.set_topology(workspace, topology("http://10.0.0.7/v1"))
