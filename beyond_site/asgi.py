@@ -1,4 +1,8 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
+
+Request bodies are bounded (lib/bodies.py; under daphne also lib/daphne_bodies.py), and a
+websocket's Origin must be this site, as Django's CSRF check requires of a POST (lib/origins.py).
+"""
 import os
 
 from django.core.asgi import get_asgi_application
@@ -8,11 +12,15 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from beyond_site.chat.routing import websocket_urlpatterns  # noqa: E402
+from beyond_site.lib import daphne_bodies  # noqa: E402
+from beyond_site.lib.bodies import BodyLimitMiddleware  # noqa: E402
+from beyond_site.lib.origins import SameOriginWebsockets  # noqa: E402
+
+daphne_bodies.install()  # when daphne serves this process: bodies refused early, read from disk
 
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
-    "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    "http": BodyLimitMiddleware(django_asgi_app),
+    "websocket": SameOriginWebsockets(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
 })

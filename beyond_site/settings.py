@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "beyond_site.lib.inputs.NulGuardMiddleware",  # NUL characters: a 400, never a database error
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -149,6 +150,18 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 BEYOND_TRUSTED_PROXY_COUNT = envint("BEYOND_TRUSTED_PROXY_COUNT", 0)
 AXES_CLIENT_IP_CALLABLE = "beyond_site.lib.http.client_ip"
 
+# Mail is used for password resets only. Without DJANGO_EMAIL_HOST the reset pages do not exist
+# (an admin sets passwords with `manage.py changepassword`); with it, reset requests are
+# throttled per client address and per address asked for (beyond_site/lib/accounts.py).
+EMAIL_HOST = os.getenv("DJANGO_EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_PORT = envint("DJANGO_EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.getenv("DJANGO_EMAIL_USER", "")
+    EMAIL_HOST_PASSWORD = os.getenv("DJANGO_EMAIL_PASSWORD", "")
+    EMAIL_USE_TLS = envbool("DJANGO_EMAIL_TLS", "True")
+    DEFAULT_FROM_EMAIL = os.getenv("DJANGO_EMAIL_FROM", "beyond@localhost")
+BEYOND_PASSWORD_RESETS_PER_HOUR = envint("BEYOND_PASSWORD_RESETS_PER_HOUR", 5)
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -176,6 +189,11 @@ if envbool("DJANGO_SECURE"):
     SECURE_SSL_REDIRECT = True
     SECURE_HSTS_SECONDS = envint("DJANGO_HSTS_SECONDS", 31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    # Preloading binds the whole domain to HTTPS in every browser for months, and is undone slowly:
+    # the domain's owner opts in (DJANGO_HSTS_PRELOAD=1); without it `check --deploy` stays quiet.
+    SECURE_HSTS_PRELOAD = envbool("DJANGO_HSTS_PRELOAD")
+    if not SECURE_HSTS_PRELOAD:
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
 # No inline script or style anywhere: model text that slips past the sanitiser cannot run.
@@ -193,6 +211,9 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 DATA_UPLOAD_MAX_NUMBER_FILES = 10  # files per request; the chat upload view reports more as refused
+# Uploaded files go to temporary files as they are parsed, never into memory (the request body
+# itself is spooled to disk past FILE_UPLOAD_MAX_MEMORY_SIZE, which must stay above 0 for that).
+FILE_UPLOAD_HANDLERS = ["beyond_site.lib.uploads.TemporaryFileHandler"]
 
 # Beyond
 BEYOND_PROVIDER = os.getenv("BEYOND_PROVIDER", "offline")
@@ -200,15 +221,24 @@ OPENROUTER_BASE_URL = os.getenv("OPENROUTER_BASE_URL", "https://openrouter.ai/ap
 BEYOND_STEP_CONCURRENCY = envint("BEYOND_STEP_CONCURRENCY", 8)
 BEYOND_MAX_FILE_BYTES = envint("BEYOND_MAX_FILE_BYTES", 20 * 1024 * 1024)
 BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1024)
+#: The largest request body taken from a signed-in user (the most files the upload view takes at
+#: once, at the per-file limit, and room for the form), and from anyone else (a login form):
+#: larger bodies are refused while they arrive (beyond_site/lib/bodies.py).
+BEYOND_MAX_REQUEST_BYTES = envint("BEYOND_MAX_REQUEST_BYTES",
+                                  DATA_UPLOAD_MAX_NUMBER_FILES * BEYOND_MAX_FILE_BYTES + 1024 * 1024)
+BEYOND_MAX_ANONYMOUS_REQUEST_BYTES = envint("BEYOND_MAX_ANONYMOUS_REQUEST_BYTES", 64 * 1024)
 BEYOND_CONTEXT_BUDGET_TOKENS = envint("BEYOND_CONTEXT_BUDGET_TOKENS", 100_000)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # A 403 is one line with its reason, not a traceback (beyond_site/lib/logs.py).
+    "filters": {"one_line_403": {"()": "beyond_site.lib.logs.OneLineForbidden"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
-    "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True}},
+    "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True},
+                "django.request": {"filters": ["one_line_403"]}},
 }
 # Where runs execute (docs/operations.md): in the web server (the embedded default), or, with
 # BEYOND_RUN_IN_PROCESS off, in `beyond_worker` processes fed by the job engine (procrastinate),

@@ -1,11 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from beyond_site.lib.accounts import account_urls
 from beyond_site.workspace_settings.creation import new_workspace
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(account_urls())),  # password resets only where mail is configured
     path("invitations/", include("beyond_site.accounts.urls")),
     path("workspaces/new/", new_workspace, name="workspace_new"),
     path("w/<slug:slug>/files/", include("beyond_site.files.urls")),

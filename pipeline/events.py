@@ -38,6 +38,8 @@ class RunStarted(Payload):
     offline: bool
     #: Which process executed the run (the web app sets it; it stays on the record).
     runner: str | None = None
+    #: The run's spending limits ({"max_tokens", "max_cost"}); None when it has none.
+    budget: dict | None = None
 
 
 @_event("planner_started")
@@ -237,7 +239,9 @@ class RunCompleted(Payload):
 
 @_event("run_halted")
 class RunHalted(Payload):
-    step: int
+    #: The step the run halted at; None when no step was left to halt (a budget reached while
+    #: planning, or during the recap after every step was released).
+    step: int | None
     reason: str
 
 

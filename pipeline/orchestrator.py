@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
+from pipeline.budget import Budget, Spending
 from pipeline.checks import MechanicalChecks
 from pipeline.context import Context
 from pipeline.events import Event
@@ -49,10 +50,16 @@ class RunSettings:
     session_id: str | None = None
     #: Web research before the brief; None for a run without it (the integrity gate then does not run).
     research: Research | None = None
+    #: Tokens and cost the run may spend (pipeline/budget.py); reaching a limit halts the run.
+    budget: Budget = Budget()
 
 
 class StepHalt(Exception):
     """This step cannot be released; the message is the halt reason."""
+
+
+class BudgetExceeded(Exception):
+    """The run reached its budget: it halts as a whole; the message is the reason ("budget: ...")."""
 
 
 @dataclass
@@ -84,6 +91,8 @@ class Orchestrator:
         self._driver: asyncio.Task | None = None
         self._released_steps: set[int] = set()
         self._stop_reason: str | None = None
+        self._spending = Spending(settings.budget)
+        self._budget_reason: str | None = None
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -105,8 +114,9 @@ class Orchestrator:
     def stop(self, reason: str) -> None:
         """Stop the run where it is: nothing more is released, the model calls in flight are
         cancelled (and recorded as such), and the run ends with run_cancelled. A run that has
-        already ended is left as it is."""
-        if self._stop_reason is not None or self._driver is None or self._driver.done():
+        already ended, or that is halting over its budget, is left as it is."""
+        if self._stop_reason is not None or self._budget_reason is not None or self._driver is None \
+                or self._driver.done():
             return
         self._stop_reason = reason
         # Every step at once, before any of them can hand its concurrency slot to a waiting one.
@@ -118,8 +128,10 @@ class Orchestrator:
 
     async def _drive(self) -> None:
         try:
+            budget = self.settings.budget
             self._emit(ev.RunStarted(topology=self.topology.as_json(),
-                                     offline=any(getattr(p, "offline", False) for p in self.providers.values())))
+                                     offline=any(getattr(p, "offline", False) for p in self.providers.values()),
+                                     budget=budget.as_json() if budget.limited else None))
             task_warnings = task_framework_warnings(self.ctx)
             if task_warnings:
                 self._emit(ev.TaskChecked(warnings=task_warnings))
@@ -131,11 +143,17 @@ class Orchestrator:
             if await self._render_and_release(self.brief):
                 await self._summarize(self.brief)
                 self._emit(ev.RunCompleted())
+        except BudgetExceeded:  # a call the driver made itself (planner, research, summarizer)
+            await self._halt_over_budget()
         except asyncio.CancelledError:
-            if self._stop_reason is None:
+            if self._stop_reason is None and self._budget_reason is None:
                 raise
-            # Our own stop: the cancellation is handled here, so later awaits run normally.
+            # Our own stop, or a step's call over budget: the cancellation is handled here, so
+            # later awaits run normally.
             asyncio.current_task().uncancel()
+            if self._stop_reason is None:
+                await self._halt_over_budget()
+                return
             await self._settle_steps()
             for step in self.brief.steps if self.brief else ():
                 if step.index not in self._released_steps:
@@ -153,11 +171,50 @@ class Orchestrator:
         """Cancel the step tasks after step `after` and wait until they have stopped."""
         await asyncio.gather(*self._cancel_steps_after(after), return_exceptions=True)
 
+    # -- the budget ------------------------------------------------------------------------------
+    def _over_budget(self, reason: str) -> BudgetExceeded:
+        """Halt the whole run over its budget: like a stop, every step is cancelled at once (their
+        calls in flight are recorded as cancelled), and nothing that was not yet released will
+        be. The caller raises the result in its own task."""
+        if self._budget_reason is None and self._stop_reason is None:
+            self._budget_reason = reason
+            current = asyncio.current_task()
+            for task in self._step_tasks.values():
+                if task is not current:
+                    task.cancel()
+            if self._driver is not None and self._driver is not current:
+                self._driver.cancel()
+        return BudgetExceeded(self._budget_reason or reason)
+
+    async def _halt_over_budget(self) -> None:
+        await self._settle_steps()
+        # Steps whose inspection had ended before the budget ran out are released in order, as
+        # a step halt lets the steps before it be released; none of them needs another call.
+        for step in self.brief.steps if self.brief else ():
+            task = self._step_tasks.get(step.index)
+            if step.index in self._released_steps:
+                continue
+            if task is None or not task.done() or task.cancelled() or task.exception() or task.result().halted:
+                break
+            self._release(step, task.result())
+        reason = self._budget_reason or "budget: reached"
+        unreleased = [s.index for s in self.brief.steps if s.index not in self._released_steps] if self.brief else []
+        if unreleased:
+            self._emit(ev.StepHalted(step=unreleased[0], reason=reason))
+            for later in unreleased[1:]:
+                self._emit(ev.StepNotReleased(step=later))
+        self._emit(ev.RunHalted(step=unreleased[0] if unreleased else None, reason=reason))
+
     # -- model calls -----------------------------------------------------------------------------
     async def _call(self, request: CompletionRequest) -> Completion:
-        """One model call, recorded as a model_call event whatever its outcome."""
+        """One model call, recorded as a model_call event whatever its outcome, and charged to the
+        run's budget; BudgetExceeded instead of a call that may not start or of a reply that went
+        over."""
         cfg = self.topology.role(request.role)
         provider = self.providers[request.role]
+        refused = self._budget_reason or self._spending.before_call()
+        if refused:
+            raise self._over_budget(refused)
         started = time.monotonic()
         completion: Completion | None = None
         error: ProviderError | None = None
@@ -178,6 +235,10 @@ class Orchestrator:
             log.exception("provider %s crashed", cfg.provider)
             error = ProviderError("crash", f"the provider failed unexpectedly ({type(exc).__name__})")
         self._emit_call(request, cfg, started, completion, error)
+        over = self._spending.charge(f"{_a(request.role)} call ({cfg.provider} {cfg.model})", completion,
+                                     free=getattr(provider, "offline", False))
+        if over:
+            raise self._over_budget(over)
         if error:
             raise error
         return completion
@@ -261,10 +322,13 @@ class Orchestrator:
             if outcome.halted:
                 await self._halt_from(brief, outcome)
                 return False
-            self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
-                                       content=outcome.content, warnings=outcome.warnings))
-            self._released_steps.add(outcome.index)
+            self._release(step, outcome)
         return True
+
+    def _release(self, step, outcome: StepOutcome) -> None:
+        self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
+                                   content=outcome.content, warnings=outcome.warnings))
+        self._released_steps.add(outcome.index)
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the
@@ -289,6 +353,8 @@ class Orchestrator:
         except StepHalt as halt:
             self._cancel_steps_after(index)
             return StepOutcome(index, halt_reason=str(halt))
+        except BudgetExceeded as over:  # the run as a whole halts; the driver was told already
+            return StepOutcome(index, halt_reason=str(over))
         except Exception as exc:
             log.exception("step %s crashed", index)
             self._cancel_steps_after(index)
@@ -393,6 +459,10 @@ class _RecordedCalls:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         return await self._orchestrator._call(request)
+
+
+def _a(role: str) -> str:
+    return f"an {role}" if role[0] in "aeiou" else f"a {role}"
 
 
 def _effort_sent(provider: Provider, request: CompletionRequest) -> str | None:

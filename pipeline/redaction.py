@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -70,10 +70,15 @@ class Redactor:
 
     def redact_data(self, value: Any) -> Any:
         """`redact` applied to every string in nested dicts, lists and tuples (keys included)."""
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, dict):
-            return {self.redact_data(k): self.redact_data(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(self.redact_data(v) for v in value)
-        return value
+        return map_strings(value, self.redact)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """`change` applied to every string in nested dicts, lists and tuples (keys included)."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, dict):
+        return {map_strings(k, change): map_strings(v, change) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_strings(v, change) for v in value)
+    return value

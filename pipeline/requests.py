@@ -37,10 +37,20 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
                     session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
 
 
+def _fence(label: str, text: str) -> str:
+    return f"{label}-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def draft_fence(draft: str) -> str:
     """A delimiter the draft cannot contain: it is derived from the draft's own hash, so text an
     executor copied from a hostile upload cannot close the draft early and speak to the verifier."""
-    return "DRAFT-" + hashlib.sha256(draft.encode("utf-8")).hexdigest()[:16]
+    return _fence("DRAFT", draft)
+
+
+def brief_fence(brief_json: str) -> str:
+    """The brief's delimiter in the verifier's input, derived from the brief's own hash like the
+    draft's: a judgment cannot close the brief and pass itself off as the verifier's instructions."""
+    return _fence("BRIEF", brief_json)
 
 
 def format_issues(issues: list[Issue]) -> str:
@@ -71,10 +81,13 @@ def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConf
 
 
 def build_verifier_input(brief: Brief, index: int, draft: str) -> str:
-    """The verifier's whole view of the world: the brief and one step draft, nothing else."""
+    """The verifier's whole view of the world: the brief and one step draft, nothing else, each
+    between fences of its own (the brief is data to check against, the draft the text to judge)."""
     step = brief.step(index)
-    return prompts.render("verifier_input", brief=brief_as_json(brief), index=index, total=len(brief.steps),
-                          title=step.title, content_spec=step.content_spec, draft=draft, fence=draft_fence(draft))
+    text = brief_as_json(brief)
+    return prompts.render("verifier_input", brief=text, brief_fence=brief_fence(text), index=index,
+                          total=len(brief.steps), title=step.title, content_spec=step.content_spec, draft=draft,
+                          fence=draft_fence(draft))
 
 
 def build_verifier_request(brief: Brief, index: int, draft: str, cfg: RoleConfig, *, attempt: int = 1,

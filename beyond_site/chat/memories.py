@@ -37,7 +37,7 @@ def add(request, slug):
     try:
         add_memory(membership.workspace, request.POST.get("text", ""), user=request.user)
     except ValueError as exc:
-        return _panel(request, membership, str(exc), error_for="add")
+        return _panel(request, membership, str(exc), error_for="add", status=400)
     return _panel(request, membership)
 
 
@@ -49,7 +49,7 @@ def edit(request, slug, memory_id):
     try:
         edit_memory(memory, request.POST.get("text", ""), user=request.user)  # logged in the workspace's history
     except ValueError as exc:
-        return _panel(request, membership, str(exc), error_for=memory.pk)
+        return _panel(request, membership, str(exc), error_for=memory.pk, status=400)
     return _panel(request, membership)
 
 

@@ -11,7 +11,8 @@ import secrets
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import BadRequest
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.http.multipartparser import MultiPartParserError
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,9 +22,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.conversations import page_number, sidebar_context
 from beyond_site.chat.presenting import run_view, run_views
-from beyond_site.lib.uploads import megabytes, read_files_capped
+from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
+from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.lib.http import clean_text
+from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.services import ConversationDeleted, schedule_run, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
@@ -41,12 +44,12 @@ def new_form_key() -> str:
 
 
 def _conversation_for(membership, conversation_id) -> Conversation | None:
-    """The caller's workspace's (visible) conversation `conversation_id`; 400 for a malformed id."""
-    if not conversation_id:
+    """The workspace's (visible) conversation `conversation_id` (a form's value); None for none, 404
+    for another workspace's, a deleted one or none at all, BadInput for a value that is no id."""
+    pk = object_id(conversation_id, "conversation")
+    if pk is None:
         return None
-    if not str(conversation_id).isdigit():
-        raise BadRequest("The conversation is not a valid id.")
-    return get_object_or_404(Conversation.visible, pk=int(conversation_id), workspace=membership.workspace)
+    return get_object_or_404(Conversation.visible, pk=pk, workspace=membership.workspace)
 
 
 def _exchanges(conversation: Conversation | None, before: Message | None = None) -> tuple[list[dict], int | None]:
@@ -109,8 +112,12 @@ def workspace(request, slug, conversation_id=None):
     membership = access.require_membership(request, slug, access.READ)
     conversation = _conversation_for(membership, conversation_id)
     before = None
-    if conversation is not None and request.GET.get("before", "").isdigit():
-        before = get_object_or_404(Message, pk=int(request.GET["before"]), conversation=conversation)
+    try:
+        before_id = object_id(request.GET.get("before"), "message") if conversation is not None else None
+    except BadInput as exc:
+        return bad_request(request, str(exc))
+    if before_id is not None:
+        before = get_object_or_404(Message, pk=before_id, conversation=conversation)
     exchanges, earlier = _exchanges(conversation, before)
     ctx = _side_context(membership, conversation, page_number(request.GET.get("chats")),
                         clean_text(request.GET.get("q", ""))[:200])
@@ -131,15 +138,17 @@ def _start_from_form(request, slug):
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
+    if has_nul(task, key, request.POST.get("conversation")):
+        return bad_request(request, NUL_REFUSED), None
     if not task:
         return _notice(request, "Write a task first.", form_key=key), None
     if len(task) > MAX_TASK_CHARS:
         return _notice(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
                                 "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key), None
-    if "\x00" in task or (key and "\x00" in key):
-        return _notice(request, "The task contains a NUL character, which cannot be stored. Nothing was sent.",
-                       form_key=None), None
-    posted = _conversation_for(membership, request.POST.get("conversation"))
+    try:
+        posted = _conversation_for(membership, request.POST.get("conversation"))
+    except BadInput as exc:
+        return bad_request(request, str(exc)), None
     title_before = posted.title if posted else None
     research = research_state(posted, membership.workspace)["available"] and request.POST.get("research") == "on"
     try:
@@ -147,6 +156,10 @@ def _start_from_form(request, slug):
                                  idempotency_key=key, research=research)
     except ConversationDeleted as exc:
         return _notice(request, str(exc), form_key=key), None
+    except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
+        response = _notice(request, f"Not started: {exc.message}", form_key=key)
+        response.status_code = 429
+        return response, None
     conversation = run.conversation
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered
@@ -196,7 +209,11 @@ def upload(request, slug):
     large is refused before its body is parsed, and at most MAX_FILES_PER_UPLOAD files are taken."""
     access.require_membership(request, slug, access.WRITE)
     limit = settings.BEYOND_MAX_FILE_BYTES
-    cap = read_files_capped(request, limit)  # before the CSRF check reads request.POST
+    try:
+        cap = read_files_capped(request, limit)  # before the CSRF check reads request.POST
+    except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent) as exc:
+        # Nothing was read into the workspace; the form itself cannot be used.
+        return bad_request(request, unreadable_upload(exc))
     if cap is None:
         return _upload_notice(request, slug, f"These files are too large together: each file may be at most "
                                              f"{megabytes(limit)}. Nothing was attached.")
@@ -209,7 +226,10 @@ def _upload(request, slug, cap):
     if getattr(request, "too_many_files", False):
         return _upload_notice(request, slug, f"Attach at most {MAX_FILES_PER_UPLOAD} files at a time. "
                                              "Nothing was attached.")
-    conversation = _conversation_for(membership, request.POST.get("conversation"))
+    try:
+        conversation = _conversation_for(membership, request.POST.get("conversation"))
+    except BadInput as exc:
+        return bad_request(request, str(exc))
     files = request.FILES.getlist("files")
     created_conversation = False
     added = []

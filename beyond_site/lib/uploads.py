@@ -1,15 +1,26 @@
-"""Upload limits enforced while the body arrives, not after it was spooled (the chat's attachments
-and the file library both take files this way).
+"""Uploads: limits enforced while the body arrives, not after it was spooled (the chat's
+attachments and the file library both take files this way), and temporary files named without the
+client's file name.
 
 `SizeCapHandler` goes first in the upload view's handler chain: it passes chunks on until a file
 goes past the per-file limit, then raises SkipFile, so the handlers behind it (memory or temporary
 file) close and drop what they had and nothing of that file is kept. It remembers the names it
 dropped so the view can say which file was refused.
+
+Django's TemporaryFileUploadHandler names its temporary file after the uploaded file's extension,
+cut to 255 characters: an extension of 255 multi-byte characters is longer than a file name may be
+on the server's file system, and the upload failed with a 500 (found by the fuzz test in
+tests/site/test_bad_input.py). `TemporaryFileHandler` names it `.upload`; the file name itself is
+kept on the upload, as before.
 """
 from __future__ import annotations
 
+import tempfile
+
+from django.conf import settings
 from django.core.exceptions import TooManyFilesSent
-from django.core.files.uploadhandler import FileUploadHandler, SkipFile
+from django.core.files.uploadedfile import TemporaryUploadedFile, UploadedFile
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile, TemporaryFileUploadHandler
 
 # A request whose body is past this many times the per-file limit is refused before parsing:
 # no honest upload from the composer gets near it (the view takes at most 10 files).
@@ -18,6 +29,14 @@ BODY_FACTOR = 10
 
 def megabytes(n: int) -> str:
     return f"{n // (1024 * 1024)} MB" if n >= 1024 * 1024 else f"{n:,} bytes"
+
+
+def unreadable_upload(exc: Exception) -> str:
+    """What to tell a member whose upload form could not be parsed at all."""
+    if "header size" in str(exc):
+        # Django reads at most 1,024 bytes of each part's headers, the file name included.
+        return "A file name is too long: at most about 900 characters. Nothing was attached."
+    return "The upload could not be read (the form is malformed or too large). Nothing was attached."
 
 
 def body_too_large(request, limit: int) -> bool:
@@ -58,3 +77,16 @@ def read_files_capped(request, limit: int) -> SizeCapHandler | None:
     except TooManyFilesSent:
         request.too_many_files = True
     return cap
+
+
+class _UploadedToTemporaryFile(TemporaryUploadedFile):
+    def __init__(self, name, content_type, size, charset, content_type_extra=None):
+        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=settings.FILE_UPLOAD_TEMP_DIR)
+        UploadedFile.__init__(self, file, name, content_type, size, charset, content_type_extra)
+
+
+class TemporaryFileHandler(TemporaryFileUploadHandler):
+    def new_file(self, *args, **kwargs):
+        FileUploadHandler.new_file(self, *args, **kwargs)
+        self.file = _UploadedToTemporaryFile(self.file_name, self.content_type, 0, self.charset,
+                                             self.content_type_extra)

@@ -16,6 +16,7 @@ from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.runs.contexts import store_context
 from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
+from beyond_site.runs.scrubbing import Scrubber
 from beyond_site.workspaces.models import Blob
 
 FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
@@ -46,12 +47,14 @@ class EventRecorder:
 
     With an `owner`, every write first checks, inside its transaction, that the run is still
     running under that owner's lease: a runner the reaper gave up on cannot add to the record.
+    Every event is scrubbed of secrets and server paths first (runs/scrubbing.py).
     """
 
     def __init__(self, run: Run, owner: str | None = None):
         self.run = run
         self.owner = owner
         self.seq = RunEvent.objects.filter(run=run).count()
+        self.scrubber = Scrubber(run.topology)
 
     @transaction.atomic
     def record(self, event: Event) -> RunEvent:
@@ -63,11 +66,12 @@ class EventRecorder:
             if state[0] is not None and event.type in HELD_AFTER_STOP:
                 raise StopRequested(stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
                     get_user_model().USERNAME_FIELD, flat=True).first()))
-        payload = event.payload
+        payload = ev.load(event.type, self.scrubber.data(dataclasses.asdict(event.payload)))
         if event.texts:
             Blob.store_for_audit({sha: text.encode("utf-8") for sha, text in event.texts.items()})
         if event.messages is not None:
-            payload = dataclasses.replace(payload, context=store_context(event.messages).sha256)
+            context = store_context(self.scrubber.messages(event.messages))
+            payload = dataclasses.replace(payload, context=context.sha256)
         self.seq += 1
         row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type,
                                       data=dataclasses.asdict(payload), at=timezone.now())

@@ -5,6 +5,7 @@ from collections import defaultdict
 
 from pipeline import events as ev
 from beyond_site.runs.models import Run, RunEvent, Step
+from beyond_site.runs.scrubbing import public_topology
 
 
 def iso(dt) -> str:
@@ -61,7 +62,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "id": run.pk,
             "status": run.status,
             "halt_reason": run.halt_reason,
-            "topology": run.topology,
+            "topology": public_topology(run.topology),  # no server file path
             "workspace": run.workspace.slug,
             "conversation": run.conversation_id,
             "created_by": run.created_by.get_username() if run.created_by_id else None,
@@ -85,8 +86,13 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         ],
         **({"evidence": evidence_items(events)} if run.research else {}),
         # The fixed fields last: no event data can overwrite them.
-        "events": [{**e.data, "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
+        "events": [{**_shown(e.data), "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
     }
+
+
+def _shown(data: dict) -> dict:
+    """An event's data as the trace shows it (run_started's topology without server file paths)."""
+    return {**data, "topology": public_topology(data["topology"])} if isinstance(data.get("topology"), dict) else data
 
 
 def halt_reasons(run_ids) -> dict[int, dict[int, str]]:

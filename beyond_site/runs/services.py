@@ -21,7 +21,9 @@ from pipeline.research import FetchPolicy, search_setting
 from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
+from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.runs import jobs
+from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
@@ -73,9 +75,10 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
               research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
-    returns the run that key already started, in that run's own conversation. In the scaled mode
-    the job that executes the run is queued in the same transaction as the run itself, unless the
-    caller executes it itself (`run_here`, as `beyond_run` does)."""
+    returns the run that key already started, in that run's own conversation. A submission over
+    one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing. In the
+    scaled mode the job that executes the run is queued in the same transaction as the run itself,
+    unless the caller executes it itself (`run_here`, as `beyond_run` does)."""
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
@@ -85,6 +88,10 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     topo = resolve_topology(workspace, topology)
     try:
         with transaction.atomic():  # a new conversation exists only with its run
+            # The caps are counted under a lock on the workspace row: two submissions at once
+            # cannot both take the last place (SQLite's writers take turns anyway).
+            Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+            check_submission(workspace, user)
             if conversation is None:
                 conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
                                                            created_by=user)
@@ -181,15 +188,18 @@ class LeaseLost(Exception):
     """Another runner (the reaper) took this run over: stop without writing anything more."""
 
 
-async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True) -> str:
+async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True,
+                      operator_topology: bool = False) -> str:
     """Run a claimed run to its end, persisting every event before ringing the doorbell.
     Returns the final status ("lost" when the run was taken over by the reaper meanwhile).
     `keep_lease` renews the claim's lease while the run lasts; a job-engine worker, which took
-    no lease, passes False."""
+    no lease, passes False. Model endpoints are reached through the guarded transport
+    (lib/endpoints.py) unless the operator chose the topology itself (`operator_topology`, as
+    `beyond_run --provider/--topology` does); `transport` replaces both (tests)."""
     lease_lost = asyncio.Event()
     heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost)) if keep_lease else None
     try:
-        return await _execute(run_id, owner, transport, lease_lost)
+        return await _execute(run_id, owner, transport, lease_lost, operator_topology)
     finally:
         if heartbeat is not None:
             heartbeat.cancel()
@@ -217,7 +227,7 @@ class _Recording:
         await ring_doorbell(self.run_id, row.seq)
 
 
-async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event) -> str:
+async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:
     record = _Recording(run_id, owner, lease_lost)
     try:
         run = await db(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
@@ -225,8 +235,10 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         ctx = await db(assemble_context)(run)
         checks = MechanicalChecks(await db(enabled_imported_packs)(run.workspace))
         research = research_plan() if run.research else None
+        budget = await db(run_budget)(run.workspace)
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
-                                         transport=transport)
+                                         transport=transport,
+                                         address_policy=None if operator_topology else endpoint_policy())
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):
@@ -234,7 +246,8 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         return await _fail(record, run_id, f"the run could not start: {message}")
 
     orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
-        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research))
+        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research,
+        budget=budget))
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.events()) as stream:

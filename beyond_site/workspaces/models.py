@@ -35,6 +35,40 @@ class Workspace(models.Model):
         return self.name
 
 
+class WorkspaceBudget(models.Model):
+    """What a workspace's runs may spend, and how many may start; None means no limit.
+
+    Per run: tokens and cost (the run halts with a `budget:` reason when it reaches either).
+    Per submission: runs a member may start in any 24 hours, and runs queued or running at once
+    per member and in the whole workspace (a submission over a cap is refused before a run exists).
+    """
+
+    workspace = models.OneToOneField(Workspace, models.CASCADE, related_name="budget")
+    max_tokens_per_run = models.PositiveBigIntegerField(null=True, blank=True)
+    #: In USD.
+    max_cost_per_run = models.DecimalField(max_digits=12, decimal_places=4, null=True, blank=True)
+    max_runs_per_user_per_day = models.PositiveIntegerField(null=True, blank=True)
+    max_runs_in_flight_per_user = models.PositiveIntegerField(null=True, blank=True)
+    max_runs_in_flight_per_workspace = models.PositiveIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    LIMITS = ("max_tokens_per_run", "max_cost_per_run", "max_runs_per_user_per_day",
+              "max_runs_in_flight_per_user", "max_runs_in_flight_per_workspace")
+
+    def __str__(self) -> str:
+        return f"budget of {self.workspace}"
+
+    @classmethod
+    def of(cls, workspace: Workspace) -> WorkspaceBudget:
+        """The workspace's budget, or an unsaved one with no limit."""
+        return cls.objects.filter(workspace=workspace).first() or cls(workspace=workspace)
+
+    def limits(self) -> dict:
+        """{limit: value} as plain JSON (the cost as a string, exact)."""
+        return {name: (str(value) if name == "max_cost_per_run" and value is not None else value)
+                for name, value in ((n, getattr(self, n)) for n in self.LIMITS)}
+
+
 class Membership(models.Model):
     ADMIN, MEMBER, AUDITOR = "admin", "member", "auditor"
     ROLES = [(ADMIN, "Admin"), (MEMBER, "Member"), (AUDITOR, "Auditor")]

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import secrets
-import socket
 from datetime import timedelta
-from urllib.parse import urlsplit
+from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -17,13 +15,14 @@ from django.utils.text import slugify
 
 from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
+from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.access import users_visible_to
 from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
     Blob, Conversation, Document, DocumentChunk, FrameworkPack, Invitation, Membership, Memory, Workspace,
-    WorkspaceEvent,
+    WorkspaceBudget, WorkspaceEvent,
 )
 
 
@@ -75,6 +74,8 @@ def _clean_memory_text(text: str) -> str:
     text = (text or "").strip()
     if not text:
         raise ValueError("a memory cannot be empty")
+    if "\x00" in text:  # PostgreSQL cannot store it: said here rather than failing on save
+        raise ValueError("a memory cannot contain NUL characters (\\x00)")
     if len(text) > 4000:
         raise ValueError("a memory is a short fact: 4,000 characters at most (add a file for longer text)")
     return text
@@ -99,6 +100,8 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
     """Extract and store a file; returns (document, created). A refused file changes nothing:
     every check and the extraction run before the one transaction that writes."""
     name = (name or "document").replace("\\", "/").rsplit("/", 1)[-1][:255] or "document"
+    if "\x00" in name:  # PostgreSQL cannot store it
+        raise DocumentRefused("bad_name", "A file name cannot contain NUL characters (\\x00).")
     digest = hashlib.sha256(data).hexdigest()
     existing = Document.objects.filter(workspace=workspace, conversation=conversation, sha256=digest).first()
     if existing:
@@ -369,28 +372,15 @@ def remove_member(membership: Membership, user=None) -> None:
     membership.delete()
 
 
-def endpoint_allowed(url: str) -> bool:
-    """False for a URL whose host is (or resolves to) a loopback, private, link-local or reserved
-    address, unless the operator allowed its origin in BEYOND_ALLOWED_BASE_URLS."""
-    parts = urlsplit(url)
-    allowed = {urlsplit(u.strip())[:2] for u in settings.BEYOND_ALLOWED_BASE_URLS.split(",") if u.strip()}
-    if (parts.scheme, parts.netloc) in allowed:
-        return True
-    try:
-        addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
-    except (OSError, UnicodeError):
-        return False  # a host that does not resolve cannot be checked: refuse it
-    return all(ipaddress.ip_address(a.split("%")[0]).is_global for a in addresses)
-
-
 def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = False) -> dict | None:
     """Store the workspace's model per role (validated with parse_topology; TopologyError leaves the
     workspace as it was), or None for "BEYOND_PROVIDER for every role".
 
     Workspace admins are not the server's operator: from them (operator=False) a scripted provider
     (it reads a file on the server) is refused, and so is an endpoint on this machine or its
-    private network unless the operator listed it in BEYOND_ALLOWED_BASE_URLS, so a workspace
-    setting cannot make the server probe its own network."""
+    private network unless the operator configured it (beyond_site/lib/endpoints.py), so a
+    workspace setting cannot make the server probe its own network. This check says so when the
+    topology is saved; the guarded transport of its runs checks every connection again."""
     stored = None
     if topology is not None:
         parsed = parse_topology(topology)
@@ -399,9 +389,10 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
             raise TopologyError(f"a scripted provider cannot be set here ({', '.join(scripted)})")
         for role in ROLES:
             url = parsed.role(role).base_url
-            if url and not operator and not endpoint_allowed(url):
-                raise TopologyError(f"{role}: {url} is on this server's own or private network; the operator "
-                                    "must list it in BEYOND_ALLOWED_BASE_URLS first")
+            refused = endpoint_refusal(url) if url and not operator else None
+            if refused:
+                raise TopologyError(f"{role}: {url} is refused ({refused}): the server connects only to public "
+                                    "endpoints and to those the operator lists in BEYOND_ALLOWED_BASE_URLS")
         stored = parsed.as_json()
     if stored != workspace.topology:
         with transaction.atomic():
@@ -444,3 +435,41 @@ def delete_conversation(conversation: Conversation, user=None) -> None:
     _log(conversation.workspace, user, "conversation_deleted", conversation=conversation.pk, title=conversation.title)
     Conversation.objects.filter(pk=conversation.pk).update(deleted_at=timezone.now(),
                                                            deleted_by=user if getattr(user, "pk", None) else None)
+
+
+#: The smallest value each budget limit may take (None clears a limit): a run needs a token and
+#: a fraction of a cent at least; a cap on runs may be 0, which stops new runs altogether.
+BUDGET_MINIMUMS = {"max_tokens_per_run": 1, "max_cost_per_run": Decimal("0.0001"), "max_runs_per_user_per_day": 0,
+                   "max_runs_in_flight_per_user": 0, "max_runs_in_flight_per_workspace": 0}
+BUDGET_MAXIMUM = 10**15
+
+
+def _budget_value(name: str, value):
+    if value is None:
+        return None
+    try:
+        number = Decimal(str(value)).quantize(Decimal("0.0001")) if name == "max_cost_per_run" else int(value)
+    except (InvalidOperation, TypeError, ValueError):
+        raise ValueError(f"{name.replace('_', ' ')}: {value!r} is not a number") from None
+    if not BUDGET_MINIMUMS[name] <= number <= BUDGET_MAXIMUM:
+        raise ValueError(f"{name.replace('_', ' ')}: at least {BUDGET_MINIMUMS[name]} (or no limit)")
+    return number
+
+
+@transaction.atomic
+def set_budget(workspace: Workspace, limits: dict, user=None) -> WorkspaceBudget:
+    """Change the limits named in `limits` ({limit: value, None for no limit}; the others stay as
+    they are), logged in the workspace's history; ValueError leaves the budget as it was."""
+    unknown = set(limits) - set(WorkspaceBudget.LIMITS)
+    if unknown:
+        raise ValueError(f"unknown budget limits: {', '.join(sorted(unknown))}")
+    values = {name: _budget_value(name, value) for name, value in limits.items()}
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    budget = WorkspaceBudget.of(workspace)
+    before = budget.limits()
+    for name, value in values.items():
+        setattr(budget, name, value)
+    if budget.limits() != before:
+        _log(workspace, user, "budget_changed", before=before, after=budget.limits())
+        budget.save()
+    return budget

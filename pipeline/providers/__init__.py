@@ -21,8 +21,11 @@ def _instance_key(cfg: RoleConfig) -> str:
 
 
 def build_role_providers(topology: Topology, *, openrouter_base_url: str | None = None,
-                         env: Mapping[str, str] | None = None, transport=None) -> dict[str, Provider]:
-    """One provider per role; raises ScriptError or TopologyError with a clear message."""
+                         env: Mapping[str, str] | None = None, transport=None,
+                         address_policy=None) -> dict[str, Provider]:
+    """One provider per role; raises ScriptError or TopologyError with a clear message.
+    `address_policy` (a pipeline.net.AddressPolicy): HTTP providers connect through a guarded
+    transport of their own that allows only what it allows (see registry.build_provider)."""
     from pipeline.providers.registry import build_provider  # httpx only when a run needs it
 
     instances: dict[str, Provider] = {}
@@ -32,7 +35,8 @@ def build_role_providers(topology: Topology, *, openrouter_base_url: str | None 
         key = _instance_key(cfg)
         if key not in instances:
             instances[key] = build_provider(cfg, openrouter_base_url=openrouter_base_url,
-                                            env=os.environ if env is None else env, transport=transport)
+                                            env=os.environ if env is None else env, transport=transport,
+                                            address_policy=address_policy)
         result[role] = instances[key]
     return result
 

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.net import AddressRefused
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
 from pipeline.providers.limits import endpoint_slot
 from pipeline.providers.profiles import EndpointProfile
@@ -133,8 +134,10 @@ class OpenAICompatibleProvider:
             all_headers["Authorization"] = f"Bearer {api_key}"
         opts = self.options
         timeout = httpx.Timeout(opts.read_timeout_s, connect=opts.connect_timeout_s)
+        # Redirects are never followed: the endpoint is the one the topology names and the address
+        # policy checked, and a Location header must not carry the key somewhere else.
         self._client = httpx.AsyncClient(base_url=base_url, headers=all_headers, timeout=timeout,
-                                         transport=transport)
+                                         transport=transport, follow_redirects=False)
 
     def effort_sent(self, request: CompletionRequest) -> str | None:
         """The reasoning effort this endpoint is actually asked for (None: its profile sends none),
@@ -280,6 +283,8 @@ class OpenAICompatibleProvider:
                     state = self._read_json(response)
         except httpx.TimeoutException as exc:
             raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
+        except AddressRefused as exc:  # the address policy will refuse it again: no retry
+            raise _AttemptFailed("address_refused", self._safe(str(exc)), retryable=False) from None
         except httpx.TransportError as exc:
             # Refused connections and streams cut mid-way are worth another try.
             message = self._safe(f"{type(exc).__name__}: {exc}")
@@ -291,6 +296,8 @@ class OpenAICompatibleProvider:
         retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
         retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
         detail = self.error_message(_json_or_none(response))
+        if response.is_redirect:
+            detail = "it answered with a redirect, and redirects are not followed for model endpoints"
         # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
         missing_key = status in (401, 403) or (status >= 500 and not detail)
         message = self._safe(f"HTTP {status} from {self.name}: {detail or response.reason_phrase or 'no detail'}")

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import httpx
 
+from pipeline.net import AddressPolicy, guarded_transport
 from pipeline.providers.base import Provider
 from pipeline.providers.openai_compat import OpenAICompatibleProvider, ProviderOptions
 from pipeline.providers.openrouter import DEFAULT_BASE_URL, OpenRouterProvider
@@ -25,10 +26,13 @@ def _origin(url: str) -> tuple[str, str]:
 
 def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
                    env: Mapping[str, str] = os.environ,
-                   transport: httpx.AsyncBaseTransport | None = None) -> Provider:
+                   transport: httpx.AsyncBaseTransport | None = None,
+                   address_policy: AddressPolicy | None = None) -> Provider:
     """A ready provider for one role; raise `TopologyError` when it cannot be built (e.g. no API key).
 
-    The caller owns the result and should `await provider.aclose()` when the run is over.
+    `address_policy`: an HTTP provider without a `transport` of its own connects through a guarded
+    transport (pipeline.net) with this policy, checked at every connection. The caller owns the
+    result and should `await provider.aclose()` when the run is over.
     """
     # --- built-in providers (written elsewhere; imported lazily so this module stands alone) ---
     if cfg.provider == "offline":
@@ -39,6 +43,8 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
         return ScriptedProvider(cfg.path)
 
     # --- HTTP providers ---
+    if transport is None and address_policy is not None:
+        transport = guarded_transport(address_policy)
     options = ProviderOptions(default_max_tokens=cfg.max_tokens)
     try:
         profile = resolve_profile(cfg.provider, cfg.profile, concurrency=cfg.concurrency, retries=cfg.retries)

@@ -13,12 +13,22 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pipeline.providers.base import Completion, CompletionRequest, ProviderError, RetryableError
+from pipeline.providers.base import Completion, CompletionRequest, ProviderError, RetryableError, Usage
 from pipeline.schemas import describe_errors
 
 
 class ScriptError(ValueError):
     """A scripted file that cannot be used; the message names the file and the problem."""
+
+
+class ScriptedUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input: int = Field(default=0, ge=0)
+    cache_read: int = Field(default=0, ge=0)
+    cache_write: int = Field(default=0, ge=0)
+    output: int = Field(default=0, ge=0)
+    reasoning: int = Field(default=0, ge=0)
 
 
 class Reply(BaseModel):
@@ -28,6 +38,10 @@ class Reply(BaseModel):
     error: Literal["timeout", "http_500", "http_429", "crash"] | None = None
     finish_reason: str | None = None
     delay_s: float = Field(default=0.0, ge=0, le=3600)
+    #: The token usage and cost (USD) the reply reports; absent: not reported, like an endpoint
+    #: that says nothing about them.
+    usage: ScriptedUsage | None = None
+    cost: float | None = Field(default=None, ge=0)
 
 
 class StepScript(BaseModel):
@@ -118,6 +132,8 @@ class ScriptedProvider:
             raise RetryableError(reply.error, f"scripted {reply.error}", status=status,
                                  latency_s=time.monotonic() - started)
         return Completion(text=reply.content or "", finish_reason=reply.finish_reason or "stop",
+                          usage=Usage(**reply.usage.model_dump()) if reply.usage else None, cost=reply.cost,
+                          cost_source="reported" if reply.cost is not None else None,
                           model_served="scripted", provider="scripted", latency_s=time.monotonic() - started)
 
     async def aclose(self) -> None:

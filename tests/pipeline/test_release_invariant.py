@@ -1,5 +1,6 @@
-"""Property: under any mix of scripted faults, released content always had a parseable verdict
-recorded for exactly that content, and releases form an in-order prefix of the plan."""
+"""Property: under any mix of scripted faults and any budget, released content always had a
+parseable verdict recorded for exactly that content, releases form an in-order prefix of the
+plan, and no model call is answered once the run's spending went over its budget."""
 from __future__ import annotations
 
 import asyncio
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from pipeline.budget import Budget
 from pipeline.checks import MechanicalChecks
 from pipeline.parsing import ReplyError, parse_verdict
 from tests import scripting
@@ -26,9 +28,22 @@ executor_reply = st.one_of(
     st.builds(lambda t: {"content": f"Cut {t}", "finish_reason": "length"}, st.text(max_size=10)),
     st.sampled_from(ERRORS),
 )
+
+
+def _with_usage(reply_and_tokens):
+    """The reply reporting `tokens` tokens of usage (errors report none, whatever they carry)."""
+    reply, tokens = reply_and_tokens
+    reply = {"content": reply} if isinstance(reply, str) else dict(reply)
+    return {**reply, "usage": {"input": tokens // 2, "output": tokens - tokens // 2}}
+
+
+def used(replies):
+    return st.tuples(replies, st.integers(0, 60)).map(_with_usage)
+
+
 step_script = st.fixed_dictionaries({
-    "executor": st.lists(executor_reply, min_size=0, max_size=2),
-    "verifier": st.lists(verifier_reply, min_size=0, max_size=4),
+    "executor": st.lists(used(executor_reply), min_size=0, max_size=2),
+    "verifier": st.lists(used(verifier_reply), min_size=0, max_size=4),
 })
 
 
@@ -41,11 +56,15 @@ def _parseable(raw: str | None) -> bool:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(steps=st.lists(step_script, min_size=1, max_size=5), concurrency=st.integers(1, 8))
-def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency):
+@given(steps=st.lists(step_script, min_size=1, max_size=5), concurrency=st.integers(1, 8),
+       max_tokens=st.one_of(st.none(), st.integers(0, 300)), plan_tokens=st.integers(0, 60))
+def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency, max_tokens, plan_tokens):
     data = scripting.script({i: s for i, s in enumerate(steps, 1)})
+    data["planner"] = [_with_usage((reply, plan_tokens)) for reply in data["planner"]]
     with tempfile.TemporaryDirectory() as tmp:
-        events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency, checks=MechanicalChecks(citation_gate=lambda b, d: [])))
+        events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency,
+                                             checks=MechanicalChecks(citation_gate=lambda b, d: []),
+                                             budget=Budget(max_tokens=max_tokens)))
 
     drafts: dict[tuple[int, int], str] = {}
     good_verdicts: set[tuple[int, int]] = set()
@@ -68,9 +87,34 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
     assert released == list(range(1, len(released) + 1))  # an in-order prefix
     final = events[-1].type
     assert final in ("run_completed", "run_halted")
+    halted = [e.data["step"] for e in events if e.type == "step_halted"]
     if final == "run_completed":
         assert released == list(range(1, len(steps) + 1))
+    elif events[-1].data["reason"].startswith("budget:"):
+        # Halted over budget: at the first step not released, or at none when none was left
+        # (or no brief was made).
+        assert halted == ([len(released) + 1] if len(released) < len(steps) and _briefed(events) else [])
+        assert events[-1].data["step"] == (halted[0] if halted else None)
     else:
-        halted = [e.data["step"] for e in events if e.type == "step_halted"]
         assert halted == [len(released) + 1]
     assert sum(e.type in ("run_completed", "run_halted", "run_failed") for e in events) == 1
+    _spending_stops_at_the_budget(events, max_tokens)
+
+
+def _briefed(events) -> bool:
+    return any(e.type == "brief_ready" for e in events)
+
+
+def _spending_stops_at_the_budget(events, max_tokens):
+    """Once the answered calls have gone over the budget, every later call is one cancelled in flight."""
+    if max_tokens is None:
+        assert not events[-1].data.get("reason", "").startswith("budget:")
+        return
+    spent = 0
+    for event in (e for e in events if e.type == "model_call"):
+        if spent > max_tokens:
+            assert (event.data["error"] or "").startswith("cancelled"), (spent, max_tokens, event.data)
+        elif event.data["usage"] and not event.data["error"]:
+            spent += sum(event.data["usage"].values())
+    if spent > max_tokens:
+        assert events[-1].type == "run_halted" and events[-1].data["reason"].startswith("budget:")

@@ -12,6 +12,7 @@ from beyond_site.workspaces.models import Membership, Workspace
 from tests import scripting
 
 ORIGIN = (b"origin", b"http://localhost")
+HOST = (b"host", b"localhost")  # the handshake's own site: the Origin must be it (lib/origins.py)
 
 
 def workspace_with(slug="acme", **members) -> Workspace:
@@ -45,4 +46,4 @@ def released(k, content, badge="passed", warnings=None) -> Event:
 def session_headers(user) -> list[tuple[bytes, bytes]]:
     client = Client()
     client.force_login(user)
-    return [ORIGIN, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    return [ORIGIN, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()), HOST]

@@ -528,7 +528,7 @@ async def test_an_idle_run_page_stays_connected_through_redis(tmp_path, alice, w
     # A queued run that no worker takes: its page hears nothing for IDLE_S seconds.
     (run,) = await database_sync_to_async(queue_runs)(tmp_path, alice, [scripting.script({})])
     cookie = (await database_sync_to_async(session_headers)(alice))[1][1].decode()
-    async with ws_connect(f"ws://127.0.0.1:{daphne}/ws/runs/{run.pk}/", origin="http://localhost",
+    async with ws_connect(f"ws://127.0.0.1:{daphne}/ws/runs/{run.pk}/", origin=f"http://127.0.0.1:{daphne}",
                           additional_headers={"Cookie": cookie}, ping_interval=None, open_timeout=10) as page:
         assert f'id="run-{run.pk}' in await asyncio.wait_for(page.recv(), 10)
         try:

@@ -13,7 +13,8 @@ from beyond_site.asgi import application
 from beyond_site.runs.models import Run
 from beyond_site.runs.services import ring_doorbell
 from beyond_site.workspaces.models import Membership
-from tests.site.chat_support import brief_ready, new_run, record, released, session_headers, workspace_with
+from tests.site.chat_support import (HOST, ORIGIN, brief_ready, new_run, record, released, session_headers,
+                                     workspace_with)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -103,7 +104,7 @@ async def test_a_non_member_is_refused_with_4403(running, bob):
 
 
 async def test_an_anonymous_socket_is_refused_with_4403(running):
-    comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/", headers=[(b"origin", b"http://localhost")])
+    comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/", headers=[ORIGIN, HOST])
     connected, _ = await comm.connect()
     assert connected
     assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}

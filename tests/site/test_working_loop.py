@@ -246,7 +246,7 @@ def test_an_over_long_task_is_refused_whole_never_cut(members, alice):
 def test_a_nul_character_is_refused_with_a_message(members, alice):
     response = client_for(alice).post(reverse("chat:send", args=["acme"]), {"message": "Draft\x00 a note"},
                                       HTTP_HX_REQUEST="true")
-    assert "NUL character" in response.content.decode() and not Run.objects.exists()
+    assert "NUL characters" in response.content.decode() and not Run.objects.exists()
 
 
 def test_a_malformed_conversation_id_is_a_400_not_a_500(members, alice):

@@ -12,6 +12,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.research import search_setting
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
+from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.runs.runners import runner_identity
@@ -49,6 +50,9 @@ class Command(BaseCommand):
                 raise CommandError(f"run {earlier.pk}'s conversation was deleted; start a new one")
         if opts["research"] and not search_setting(os.environ).configured:
             raise CommandError(search_setting(os.environ).message)
+        # A topology given here is the operator's own choice (its endpoints may be local); the
+        # workspace's own topology connects through the guarded transport, as in the chat.
+        operator_topology = opts["provider"] is not None or opts["topology"] is not None
         try:
             if opts["provider"] is not None:
                 topology = parse_shorthand(opts["provider"])
@@ -62,12 +66,15 @@ class Command(BaseCommand):
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 
-        run, _ = start_run(workspace, opts["task"], topology=topology, conversation=conversation,
-                           research=opts["research"], run_here=True)
+        try:
+            run, _ = start_run(workspace, opts["task"], topology=topology, conversation=conversation,
+                               research=opts["research"], run_here=True)
+        except BudgetRefused as exc:  # over a cap of the workspace's budget: no run was created
+            raise CommandError(str(exc)) from None
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
-        asyncio.run(execute_run(run.pk, owner))
+        asyncio.run(execute_run(run.pk, owner, operator_topology=operator_topology))
         run = Run.objects.get(pk=run.pk)
         trace = run_trace(run)
         if opts["json"]:

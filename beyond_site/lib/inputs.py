@@ -1,0 +1,82 @@
+"""Input that cannot be used is refused with a 400 and a message, before it reaches the database.
+
+- NUL characters: PostgreSQL cannot store them in text, and a query with one fails with a
+  DataError (a 500) instead of finding nothing. `NulGuardMiddleware` refuses any query string or
+  urlencoded form carrying one; the views that read a multipart form check their own fields
+  (`has_nul`), and the model forms' CharFields refuse them already.
+- Ids that are not ids (`conversation=abc`): `object_id` says so instead of letting a lookup fail.
+
+For an htmx request the message is the chat's notice, swapped out of band; base.html lets htmx swap
+a 400 for that reason.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from django.http import HttpResponse
+
+NUL_REFUSED = "Text cannot contain NUL characters (\\x00): remove them and send it again."
+#: Ids are 64-bit integers in every database Beyond runs on.
+MAX_ID = 2**63 - 1
+
+
+class BadInput(ValueError):
+    """A parameter that cannot be used; the message is safe to show."""
+
+
+def has_nul(*values) -> bool:
+    return any(isinstance(v, str) and "\x00" in v for v in values)
+
+
+def object_id(value, what: str) -> int | None:
+    """`value` as an id (None when empty); BadInput when it is not one. ASCII digits only: "²" and
+    other Unicode digits pass str.isdigit() but not int()."""
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= MAX_ID:
+        raise BadInput(f"That is not a valid {what}.")
+    return int(text)
+
+
+def notice_html(text: str) -> str:
+    """The chat's notice slot with `text`, for an out-of-band swap."""
+    return (f'<div id="notice" class="notice-slot" hx-swap-oob="true">'
+            f'<p class="alert" role="alert">{escape(text)}</p></div>')
+
+
+def refusal(text: str, *, htmx: bool) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """(headers, body) of a refusal: the notice for htmx (nothing else swapped), plain text otherwise."""
+    if htmx:
+        body, headers = notice_html(text), [(b"content-type", b"text/html; charset=utf-8"), (b"hx-reswap", b"none")]
+    else:
+        body, headers = text, [(b"content-type", b"text/plain; charset=utf-8")]
+    data = body.encode("utf-8")
+    return [*headers, (b"content-length", str(len(data)).encode())], data
+
+
+def bad_request(request, text: str, status: int = 400) -> HttpResponse:
+    headers, body = refusal(text, htmx=request.headers.get("HX-Request") == "true")
+    response = HttpResponse(body, status=status)
+    for name, value in headers:
+        if name != b"content-length":
+            response[name.decode()] = value.decode()
+    return response
+
+
+class NulGuardMiddleware:
+    """400 for a query string or an urlencoded form with a NUL character in a name or a value.
+    Multipart bodies are left to their views: reading them here would parse uploads before the
+    upload view sets its size limits."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        params = [request.GET]
+        if request.content_type == "application/x-www-form-urlencoded" and request.method == "POST":
+            params.append(request.POST)
+        for query in params:
+            if any(has_nul(key, *query.getlist(key)) for key in query):
+                return bad_request(request, NUL_REFUSED)
+        return self.get_response(request)

@@ -1,0 +1,62 @@
+"""The Budgets section of the workspace settings page: what a run may spend, and how many runs a
+member, or the whole workspace, may start.
+
+A form of its own with its own view and template (`workspace_settings/_budgets.html`, placed on
+the page by the `budgets_section` tag). Changes go through `services.set_budget`, which logs them.
+"""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from beyond_site.workspaces import access, services
+from beyond_site.workspaces.models import WorkspaceBudget
+
+
+class BudgetForm(forms.Form):
+    """Every limit is optional: empty means no limit."""
+
+    max_tokens_per_run = forms.IntegerField(
+        required=False, min_value=1, max_value=services.BUDGET_MAXIMUM, label="Tokens per run",
+        help_text="A run that reaches it halts; what was released stays.")
+    max_cost_per_run = forms.DecimalField(
+        required=False, min_value=services.BUDGET_MINIMUMS["max_cost_per_run"], max_digits=12, decimal_places=4,
+        label="Cost per run (USD)",
+        help_text="Counted from the costs endpoints report; a run on an endpoint that reports none halts.")
+    max_runs_per_user_per_day = forms.IntegerField(
+        required=False, min_value=0, max_value=services.BUDGET_MAXIMUM, label="Runs per member in 24 hours")
+    max_runs_in_flight_per_user = forms.IntegerField(
+        required=False, min_value=0, max_value=services.BUDGET_MAXIMUM, label="Runs at once per member")
+    max_runs_in_flight_per_workspace = forms.IntegerField(
+        required=False, min_value=0, max_value=services.BUDGET_MAXIMUM, label="Runs at once in the workspace")
+
+    @classmethod
+    def for_workspace(cls, workspace) -> BudgetForm:
+        budget = WorkspaceBudget.of(workspace)
+        return cls(initial={name: getattr(budget, name) for name in WorkspaceBudget.LIMITS})
+
+
+def section_context(workspace, form: BudgetForm | None = None) -> dict:
+    return {"workspace": workspace, "budget_form": form or BudgetForm.for_workspace(workspace)}
+
+
+@login_required
+@require_POST
+def budgets(request, slug):
+    membership = access.require_membership(request, slug, access.ADMIN)
+    workspace = membership.workspace
+    form = BudgetForm(request.POST)
+    if form.is_valid():
+        try:
+            services.set_budget(workspace, form.cleaned_data, user=request.user)
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Budget saved: it applies to the next run submitted.")
+            return redirect(reverse("workspace_settings:settings", args=[slug]) + "#budgets")
+    return render(request, "workspace_settings/budgets.html",
+                  {**section_context(workspace, form), "membership": membership}, status=400)
