@@ -1,0 +1,44 @@
+"""The hash-chain primitive behind the tamper-evident record (docs/audit.md, "Tamper evidence").
+
+A link's hash is SHA-256 over the previous link's hash and the canonical JSON of the link's
+content. Canonical JSON, so that the same content always gives the same bytes whatever wrote it
+(the recorder, `beyond_audit verify`, a script of an outside auditor):
+
+- UTF-8, object keys sorted, no insignificant whitespace (`separators=(",", ":")`), non-ASCII
+  characters written as themselves (`ensure_ascii=False`);
+- datetimes as ISO 8601 in UTC with microseconds (`2026-12-01T02:28:16.123456+00:00`);
+- no floats that are not finite (NaN and infinities are refused, they have no JSON form).
+
+    hash(link) = sha256( prev_hash_hex + "\\n" + canonical_json(content) ).hexdigest()
+
+The first link of a chain uses GENESIS as its previous hash.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from typing import Any
+
+GENESIS = "0" * 64
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is None:
+            raise ValueError("naive datetimes have no canonical form; store aware UTC datetimes")
+        return value.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} has no canonical JSON form")
+
+
+def canonical_json(content: Any) -> bytes:
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False, default=_default).encode("utf-8")
+
+
+def link_hash(prev_hash: str, content: Any) -> str:
+    digest = hashlib.sha256(prev_hash.encode("ascii") + b"\n")
+    digest.update(canonical_json(content))
+    return digest.hexdigest()
