@@ -13,6 +13,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
@@ -98,13 +99,30 @@ class Orchestrator:
     async def events(self) -> AsyncIterator[Event]:
         """Yield every event of the run, the last one being run_completed, run_halted, run_failed or
         run_cancelled."""
+        async with aclosing(self.event_batches(limit=1)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+
+    async def event_batches(self, limit: int = 200) -> AsyncIterator[list[Event]]:
+        """The same events as `events()`, grouped: a batch is the next event and those already
+        waiting behind it (`limit` at most). A consumer slower than the run (a database writing
+        each batch in one transaction) then catches up in a few writes instead of falling behind
+        one event at a time; a fast consumer gets batches of one, so nothing waits for a batch."""
         self._driver = driver = asyncio.create_task(self._drive())
         try:
-            while True:
+            finished = False
+            while not finished:
+                batch: list[Event] = []
                 event = await self._queue.get()
-                if event is None:
-                    break
-                yield event
+                while event is not None:
+                    batch.append(event)
+                    if len(batch) >= limit or self._queue.empty():
+                        break
+                    event = self._queue.get_nowait()
+                finished = event is None
+                if batch:
+                    yield batch
             await driver  # surfaces a bug in _drive rather than hiding it
         finally:
             if not driver.done():

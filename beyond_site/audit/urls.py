@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.audit import views
+from beyond_site.audit import research, views
 
 # Mounted at w/<slug:slug>/audit/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "audit"
@@ -11,4 +11,5 @@ urlpatterns = [
     path("runs/<int:run_id>/trace.json", views.run_export, name="run_export"),
     path("runs/<int:run_id>/seen", views.seen, name="seen"),
     path("runs/<int:run_id>/calls/<int:call_id>/context/", views.call_context, name="call_context"),
+    path("runs/<int:run_id>/sources/<slug:evidence_id>/", research.evidence_text, name="evidence"),
 ]

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_safe
 
 from beyond_site.audit import presenters
 from beyond_site.audit.filters import filtered_runs
+from beyond_site.audit.research import research_summary
 from beyond_site.runs.access import require_run
 from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.contexts import context_messages
@@ -66,6 +67,7 @@ def run_detail(request, slug: str, run_id: int):
         "workspace": run.workspace, "run": run, "trace": trace,
         "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run, events),
         "calls": run.model_calls.order_by("id"), "events": presenters.event_rows(events),
+        "research": research_summary(events),
     })
 
 

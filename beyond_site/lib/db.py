@@ -4,7 +4,7 @@ Channels' `database_sync_to_async` runs every call of a process on one shared th
 under load, every run's event writes and every websocket's reads queue there. Here they run on a
 pool of threads instead, each keeping its connection (or borrowing from the pool on PostgreSQL),
 so a run's writes never wait behind another run's, nor a page's reads behind either. A run still
-records its events one at a time, in order: it awaits each write before the next.
+records its events in order: it awaits each batch's write before the next (runs/recorder.py).
 """
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ def _message_parts(message: Message) -> list[str]:
     return [first, *("\n\n# " + piece for piece in rest)]
 
 
-def store_context(messages: tuple[Message, ...]) -> ContextRecord:
-    """Store a call's messages (each part once) and return their record."""
+def _split(messages: tuple[Message, ...]) -> tuple[str, list[dict], dict[str, bytes]]:
+    """A call's record hash, its parts and the bytes of each part by sha256."""
     parts, blobs = [], {}
     for number, message in enumerate(messages):
         for piece in _message_parts(message):
@@ -32,12 +32,50 @@ def store_context(messages: tuple[Message, ...]) -> ContextRecord:
             parts.append({"message": number, "role": message.role, "blob": digest, "size": len(data)})
     record_hash = hashlib.sha256(
         repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
-    existing = ContextRecord.objects.filter(sha256=record_hash).first()
-    if existing is not None:
-        return existing
-    Blob.store_for_audit(blobs)
-    record, _ = ContextRecord.objects.get_or_create(sha256=record_hash, defaults={"parts": parts})
-    return record
+    return record_hash, parts, blobs
+
+
+class ContextStore:
+    """Stores the contexts of one writer's calls (a run's recorder), remembering what it already
+    stored: a run's executor calls share their long stable context, so its bytes go to the database
+    once per run, and a batch of calls costs a few queries whatever its size."""
+
+    def __init__(self):
+        self.records: dict[str, int] = {}  # record sha256 -> ContextRecord pk
+        self.blobs: set[str] = set()  # blob sha256 known to be stored and kept for the audit
+
+    def store_many(self, calls: list[tuple[Message, ...]]) -> list[str]:
+        """Store each call's messages; return each call's record sha256, in order."""
+        shas, pending = [], {}
+        for messages in calls:
+            record_hash, parts, blobs = _split(messages)
+            shas.append(record_hash)
+            if record_hash not in self.records:
+                pending[record_hash] = (parts, blobs)
+        if pending:
+            self.records.update(ContextRecord.objects.filter(sha256__in=list(pending)).values_list("sha256", "pk"))
+            missing = {sha: value for sha, value in pending.items() if sha not in self.records}
+            if missing:
+                self.store_texts({digest: data for _, blobs in missing.values() for digest, data in blobs.items()})
+                ContextRecord.objects.bulk_create(
+                    [ContextRecord(sha256=sha, parts=parts) for sha, (parts, _) in missing.items()],
+                    ignore_conflicts=True)
+                self.records.update(
+                    ContextRecord.objects.filter(sha256__in=list(missing)).values_list("sha256", "pk"))
+        return shas
+
+    def store_texts(self, items: dict[str, bytes]) -> None:
+        """Store {sha256: bytes} for the audit, skipping what this store already stored."""
+        new = {digest: data for digest, data in items.items() if digest not in self.blobs}
+        if new:
+            Blob.store_for_audit(new)
+            self.blobs.update(new)
+
+
+def store_context(messages: tuple[Message, ...]) -> ContextRecord:
+    """Store one call's messages (each part once) and return their record."""
+    [record_hash] = ContextStore().store_many([messages])
+    return ContextRecord.objects.get(sha256=record_hash)
 
 
 def messages_of(parts: list[dict], texts: dict[str, str]) -> list[dict]:

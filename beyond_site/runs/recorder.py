@@ -1,7 +1,7 @@
 """Persist the pipeline's events: the event log first, the relational record beside it.
 
-Each event is written in one transaction (RunEvent row + the rows it implies) before anyone is
-told about it, so the page, a reconnecting browser and the audit trail all replay the same truth
+Each event is written (RunEvent row + the rows it implies) in one transaction, with the events
+waiting behind it, before anyone is told about it, so the page, a reconnecting browser and the audit trail all replay the same truth
 (docs/architecture.md, "The event log is the truth").
 """
 from __future__ import annotations
@@ -14,10 +14,9 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.runs.contexts import store_context
-from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
+from beyond_site.runs.contexts import ContextStore
+from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
-from beyond_site.workspaces.models import Blob
 
 FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
                 ev.RUN_CANCELLED: Run.CANCELLED}
@@ -33,6 +32,16 @@ def _cut(value: str | None, length: int) -> str | None:
     return value[:length] if value else value
 
 
+@dataclasses.dataclass
+class _Pending:
+    """Rows a batch's events introduced, inserted together at the end of the batch."""
+
+    attempts: list[tuple[tuple[int, int], Attempt]] = dataclasses.field(default_factory=list)
+    verdicts: list[tuple[tuple[int, int], Verdict]] = dataclasses.field(default_factory=list)
+    calls: list[ModelCall] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
 class RecordRefused(Exception):
     """The run is no longer this runner's to write: finished, or taken over by the reaper."""
 
@@ -42,10 +51,23 @@ class StopRequested(Exception):
     must stop the run. `args[0]` is the reason to record."""
 
 
+@dataclasses.dataclass
+class Recorded:
+    """What a batch left on the record: its rows, in order, and, when a member stopped the run,
+    the reason to stop with (the releases and recaps held back are not among the rows)."""
+
+    rows: list[RunEvent]
+    stop: str | None = None
+
+
 class EventRecorder:
     """Writes one run's events in order; `seq` is per run and gap-free.
 
-    With an `owner`, every write first checks, inside its transaction, that the run is still
+    Events are written in batches, one transaction each (`record_many`): when the pipeline
+    produces events faster than the database takes them, the ones waiting are written together,
+    so a busy process pays a few round trips per batch instead of per event.
+
+    With an `owner`, every batch first checks, inside its transaction, that the run is still
     running under that owner's lease: a runner the reaper gave up on cannot add to the record.
     Every event is scrubbed of secrets and server paths first (runs/scrubbing.py).
     """
@@ -55,46 +77,115 @@ class EventRecorder:
         self.owner = owner
         self.seq = RunEvent.objects.filter(run=run).count()
         self.scrubber = Scrubber(run.topology)
+        self.contexts = ContextStore()
+        self.warnings = list(run.warnings)
+        # Ids of the rows later events point at, so that no event looks them up again.
+        self._steps: dict[int, int] | None = None
+        self._attempts: dict[tuple[int, int], int] = {}
 
-    @transaction.atomic
     def record(self, event: Event) -> RunEvent:
-        if self.owner is not None:
-            state = (Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner)
-                     .values_list("stop_requested_at", "stopped_by").first())
-            if state is None:
-                raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
-            if state[0] is not None and event.type in HELD_AFTER_STOP:
-                raise StopRequested(stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
-                    get_user_model().USERNAME_FIELD, flat=True).first()))
-        payload = ev.load(event.type, self.scrubber.data(dataclasses.asdict(event.payload)))
-        if event.texts:
-            Blob.store_for_audit({sha: text.encode("utf-8") for sha, text in event.texts.items()})
-        if event.messages is not None:
-            context = store_context(self.scrubber.messages(event.messages))
-            payload = dataclasses.replace(payload, context=context.sha256)
-        self.seq += 1
-        row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type,
-                                      data=dataclasses.asdict(payload), at=timezone.now())
-        handler = getattr(self, f"_on_{event.type}", None)
-        if handler:
-            handler(payload, row)
-        return row
+        """Record one event; StopRequested if it is a release or a recap held back by a stop."""
+        recorded = self.record_many([event])
+        if not recorded.rows:
+            raise StopRequested(recorded.stop)
+        return recorded.rows[0]
+
+    def record_many(self, events: list[Event]) -> Recorded:
+        """Record `events` in order, in one transaction: all of them or, on an error, none."""
+        saved = (self.seq, list(self.warnings), self._steps, dict(self._attempts))
+        try:
+            with transaction.atomic():
+                return self._record_many(events)
+        except BaseException:
+            # Rolled back: what this recorder remembers must be rolled back with it. (The context
+            # store's memory may name rows that were rolled back: it is dropped too.)
+            self.seq, self.warnings, self._steps, self._attempts = saved
+            self.contexts = ContextStore()
+            raise
+
+    def _stop_reason(self) -> str | None:
+        """Check the lease (the row stays locked until the batch commits); the stop reason if a
+        member asked to stop the run."""
+        if self.owner is None:
+            return None
+        state = (Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner)
+                 .values_list("stop_requested_at", "stopped_by").first())
+        if state is None:
+            raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
+        if state[0] is None:
+            return None
+        return stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
+            get_user_model().USERNAME_FIELD, flat=True).first())
+
+    def _record_many(self, events: list[Event]) -> Recorded:
+        stop = self._stop_reason()
+        if stop is not None:
+            events = [event for event in events if event.type not in HELD_AFTER_STOP]
+        payloads = [ev.load(event.type, self.scrubber.data(dataclasses.asdict(event.payload))) for event in events]
+        texts = {sha: text.encode("utf-8") for event in events for sha, text in (event.texts or {}).items()}
+        self.contexts.store_texts(texts)
+        calls = [(n, self.scrubber.messages(event.messages)) for n, event in enumerate(events)
+                 if event.messages is not None]
+        for (n, _), sha in zip(calls, self.contexts.store_many([messages for _, messages in calls])):
+            payloads[n] = dataclasses.replace(payloads[n], context=sha)
+        rows = []
+        for event, payload in zip(events, payloads):
+            self.seq += 1
+            rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type,
+                                 data=dataclasses.asdict(payload), at=timezone.now()))
+        RunEvent.objects.bulk_create(rows)
+        self._pending = _Pending()
+        for row, payload in zip(rows, payloads):
+            handler = getattr(self, f"_on_{row.type}", None)
+            if handler:
+                handler(payload, row)
+        self._flush()
+        return Recorded(rows, stop)
+
+    def _flush(self) -> None:
+        """Insert the rows the batch's events introduced, parents before children."""
+        pending = self._pending
+        if pending.attempts:
+            Attempt.objects.bulk_create([attempt for _, attempt in pending.attempts])
+            self._attempts.update({key: attempt.pk for key, attempt in pending.attempts})
+        if pending.verdicts:
+            for key, verdict in pending.verdicts:
+                verdict.attempt_id = self._attempt_id(*key)
+            Verdict.objects.bulk_create([verdict for _, verdict in pending.verdicts])
+        if pending.calls:
+            ModelCall.objects.bulk_create(pending.calls)
+        if pending.warnings:
+            self.warnings.extend(pending.warnings)
+            Run.objects.filter(pk=self.run.pk).update(warnings=self.warnings)
+
+    def _step_id(self, index: int) -> int:
+        if self._steps is None:
+            self._steps = dict(Step.objects.filter(run=self.run).values_list("index", "pk"))
+        return self._steps[index]
+
+    def _attempt_id(self, step: int, attempt: int) -> int:
+        key = (step, attempt)
+        if key not in self._attempts:  # written by an earlier recorder of this run
+            self._attempts[key] = Attempt.objects.values_list("pk", flat=True).get(
+                step__run=self.run, step__index=step, attempt=attempt)
+        return self._attempts[key]
 
     # The relational record each event implies.
     def _on_brief_ready(self, p: ev.BriefReady, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(brief=p.brief)
-        Step.objects.bulk_create(
+        steps = Step.objects.bulk_create(
             Step(run=self.run, index=s["index"], title=s["title"], content_spec=s["content_spec"])
             for s in p.brief["steps"]
         )
+        self._steps = {step.index: step.pk for step in steps}
 
     def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
-        step = Step.objects.get(run=self.run, index=p.step)
-        Attempt.objects.create(step=step, attempt=p.attempt, draft=p.draft, truncated=p.truncated)
+        self._pending.attempts.append(((p.step, p.attempt), Attempt(
+            step_id=self._step_id(p.step), attempt=p.attempt, draft=p.draft, truncated=p.truncated)))
 
     def _on_verdict_recorded(self, p: ev.VerdictRecorded, row: RunEvent) -> None:
-        attempt = Attempt.objects.get(step__run=self.run, step__index=p.step, attempt=p.attempt)
-        Verdict.objects.create(attempt=attempt, source=p.source, raw=p.raw, parsed=p.parsed, error=p.error)
+        self._pending.verdicts.append(((p.step, p.attempt), Verdict(
+            source=p.source, raw=p.raw, parsed=p.parsed, error=p.error)))
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
         changed = Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(
@@ -112,8 +203,7 @@ class EventRecorder:
         Run.objects.filter(pk=self.run.pk).update(summary=p.summary, summary_findings=p.findings)
 
     def _add_warnings(self, *warnings: str) -> None:
-        self.run.refresh_from_db(fields=["warnings"])
-        Run.objects.filter(pk=self.run.pk).update(warnings=[*self.run.warnings, *warnings])
+        self._pending.warnings.extend(warnings)
 
     def _on_brief_checked(self, p: ev.BriefChecked, row: RunEvent) -> None:
         self._add_warnings(*p.warnings)
@@ -126,7 +216,7 @@ class EventRecorder:
 
     def _on_model_call(self, p: ev.ModelCall, row: RunEvent) -> None:
         usage = p.usage or {}  # None: not reported, stored as nulls (never as a free zero)
-        ModelCall.objects.create(
+        self._pending.calls.append(ModelCall(
             run=self.run, role=p.role, step_index=p.step, attempt=p.attempt,
             # Provider-supplied strings are cut to their columns: an odd reply must not stop the record.
             provider=p.provider[:20], model=p.model[:200], model_served=_cut(p.model_served, 200),
@@ -135,8 +225,8 @@ class EventRecorder:
             cache_write_tokens=usage.get("cache_write"), output_tokens=usage.get("output"),
             reasoning_tokens=usage.get("reasoning"), cost=p.cost, cost_source=_cut(p.cost_source, 10),
             transport_retries=p.transport_retries or 0, finish_reason=_cut(p.finish_reason, 40),
-            error=p.error, context=ContextRecord.objects.get(sha256=p.context) if p.context else None,
-        )
+            error=p.error, context_id=self.contexts.records[p.context] if p.context else None,
+        ))
 
     def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(

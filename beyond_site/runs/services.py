@@ -27,7 +27,7 @@ from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
-from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, StopRequested, stop_reason
+from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, Recorded, stop_reason
 from beyond_site.runs.runners import runner_identity
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
@@ -207,24 +207,26 @@ async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bo
 
 
 class _Recording:
-    """Records a run's events under its owner's claim, then rings the doorbell. The recorder is
-    made on the first event, so a database that refuses the very first query still ends in the
-    run's failure path instead of leaving it running."""
+    """Records a run's events under its owner's claim, a batch at a time, then rings the doorbell
+    once for the batch. The recorder is made on the first batch, so a database that refuses the
+    very first query still ends in the run's failure path instead of leaving it running."""
 
     def __init__(self, run_id: int, owner: str, lease_lost: asyncio.Event):
         self.run_id, self.owner, self.lease_lost = run_id, owner, lease_lost
         self.recorder: EventRecorder | None = None
 
-    def _record(self, event: Event):
+    def _record(self, events: list[Event]) -> Recorded:
         if self.recorder is None:
             self.recorder = EventRecorder(Run.objects.get(pk=self.run_id), owner=self.owner)
-        return self.recorder.record(event)
+        return self.recorder.record_many(events)
 
-    async def __call__(self, event: Event) -> None:
+    async def __call__(self, events: list[Event]) -> Recorded:
         if self.lease_lost.is_set():
             raise LeaseLost(self.run_id)
-        row = await db(self._record)(event)
-        await ring_doorbell(self.run_id, row.seq)
+        recorded = await db(self._record)(events)
+        if recorded.rows:
+            await ring_doorbell(self.run_id, recorded.rows[-1].seq)
+        return recorded
 
 
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:
@@ -250,18 +252,17 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         budget=budget))
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
-        async with contextlib.aclosing(orchestrator.events()) as stream:
-            async for event in stream:
-                if isinstance(event.payload, ev.RunStarted):
-                    # Who ran it stays on the record after the claim is gone.
-                    event = Event(dataclasses.replace(event.payload, runner=owner))
-                try:
-                    await record(event)
-                except StopRequested as stop:  # the release came after the click: it is not shown
-                    orchestrator.stop(str(stop))
-                    continue
-                if event.is_final:
-                    return FINAL_STATUS[event.type]
+        async with contextlib.aclosing(orchestrator.event_batches()) as batches:
+            async for batch in batches:
+                # Who ran it stays on the record after the claim is gone.
+                batch = [Event(dataclasses.replace(event.payload, runner=owner))
+                         if isinstance(event.payload, ev.RunStarted) else event for event in batch]
+                recorded = await record(batch)
+                if recorded.stop is not None:  # releases after the click were held back, unseen
+                    orchestrator.stop(recorded.stop)
+                final = [row for row in recorded.rows if row.type in FINAL_STATUS]
+                if final:
+                    return FINAL_STATUS[final[0].type]
         return await _fail(record, run_id, "internal error: the pipeline stopped without a final event")
     except (LeaseLost, RecordRefused):
         log.warning("run %s was taken over by another runner; this one stops", run_id)
@@ -283,7 +284,7 @@ FAIL_RETRIES_S = (0.5, 1.0, 2.0)
 async def _fail(record, run_id: int, reason: str) -> str:
     for pause in (*FAIL_RETRIES_S, None):
         try:
-            await record(Event(ev.RunFailed(reason=reason)))
+            await record([Event(ev.RunFailed(reason=reason))])
             return Run.FAILED
         except (LeaseLost, RecordRefused):
             return "lost"

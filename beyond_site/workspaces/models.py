@@ -199,13 +199,17 @@ class Blob(models.Model):
 
     @classmethod
     def store_for_audit(cls, items: dict[str, bytes]) -> None:
-        """Store {sha256: bytes} for the run record in two queries, whatever is already stored: the
-        existing rows are neither read nor written again, only marked as kept for the audit."""
+        """Store {sha256: bytes} for the run record: bytes already stored are neither read nor
+        sent again (their rows are only marked as kept for the audit); three queries at most."""
         if not items:
             return
-        cls.objects.bulk_create([cls(sha256=digest, size=len(data), data=data, kept_for_audit=True)
-                                 for digest, data in items.items()], ignore_conflicts=True)
-        cls.objects.filter(sha256__in=list(items), kept_for_audit=False).update(kept_for_audit=True)
+        existing = set(cls.objects.filter(sha256__in=list(items)).values_list("sha256", flat=True))
+        new = [cls(sha256=digest, size=len(data), data=data, kept_for_audit=True)
+               for digest, data in items.items() if digest not in existing]
+        if new:
+            cls.objects.bulk_create(new, ignore_conflicts=True)
+        if existing:
+            cls.objects.filter(sha256__in=list(existing), kept_for_audit=False).update(kept_for_audit=True)
 
 
 class DocumentChunk(models.Model):

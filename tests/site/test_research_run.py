@@ -162,3 +162,31 @@ def test_the_exports_carry_the_sources_and_a_checked_recap_warning(workspace, we
     assert "Appendix: sources" in headings
     assert any("E1" in cell.text for table in word.tables for row in table.rows for cell in row.cells)
     assert any("[unsupported_price]" in p.text for p in word.paragraphs)
+
+
+def test_auditors_see_every_fetch_and_the_text_extracted_from_each_page(workspace, web, tmp_path, alice, bob):
+    from django.test import Client
+
+    from beyond_site.workspaces.models import Membership
+
+    site, forbidden = web
+    trace = run_research(tmp_path, research_script(site.url("/pricing")))
+    run_id = trace["run"]["id"]
+    Membership.objects.create(user=alice, workspace=workspace, role="auditor")
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/w/acme/audit/runs/{run_id}/").content.decode()
+    section = page[page.index('id="research"'):page.index("</section>", page.index('id="research"'))]
+    assert section.count("<tr>") == 4  # the header and the three pages asked for
+    assert site.url("/pricing") in section and forbidden.url("/secret") in section
+    assert "refused (refused_by_policy)" in section and "About the vendor" in section
+    assert section.count("extracted text</a>") == 2  # the refused page has none
+
+    text = client.get(f"/w/acme/audit/runs/{run_id}/sources/E1/").content.decode()
+    assert "The Pro plan costs $49 per user per month" in text and "<main>" not in text
+    refused = client.get(f"/w/acme/audit/runs/{run_id}/sources/E3/").content.decode()
+    assert "No text was extracted" in refused
+    assert client.get(f"/w/acme/audit/runs/{run_id}/sources/E9/").status_code == 404
+
+    client.force_login(bob)  # not a member of acme
+    assert client.get(f"/w/acme/audit/runs/{run_id}/sources/E1/").status_code == 404
