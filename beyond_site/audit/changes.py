@@ -106,11 +106,16 @@ def _flat(value, prefix: str = "") -> dict:
     return {prefix.rstrip("."): value}
 
 
+def _cell(value) -> str:
+    """A side of a before -> after line; empty for none (the page says "(none)")."""
+    return "" if value is None else shown(value)
+
+
 def differences(before, after) -> list[tuple[str, str, str]]:
     """(what, before, after) lines: one per changed field of an object, one for a plain value."""
     if isinstance(before, dict) or isinstance(after, dict):
         old, new = _flat(before or {}), _flat(after or {})
-        lines = [(key, shown(old.get(key)), shown(new.get(key)))
+        lines = [(key, _cell(old.get(key)), _cell(new.get(key)))
                  for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
         if before is None or after is None:  # e.g. the topology from or back to the server default
             lines.insert(0, ("", "server default" if before is None else "set", "server default" if after is None
@@ -118,7 +123,7 @@ def differences(before, after) -> list[tuple[str, str, str]]:
         return lines
     if before is None and after is None:
         return []
-    return [("", "" if before is None else shown(before), "" if after is None else shown(after))]
+    return [("", _cell(before), _cell(after))]
 
 
 def change_rows(rows) -> list[dict]:
