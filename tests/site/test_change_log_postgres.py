@@ -11,4 +11,5 @@ from tests.site.postgres_child import IN_CHILD, run_on_postgres
 @pytest.mark.skipif(IN_CHILD, reason="already the PostgreSQL run")
 def test_the_change_log_holds_on_postgresql_too():
     run_on_postgres(["tests/site/test_change_log.py", "tests/site/test_change_log_concurrency.py",
-                     "tests/site/test_change_log_page.py"], "beyond_changelog")
+                     "tests/site/test_change_log_page.py", "tests/site/test_change_log_migration.py"],
+                    "beyond_changelog")
