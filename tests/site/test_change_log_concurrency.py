@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from beyond_site.workspaces import services
-from beyond_site.workspaces.changelog import verify_changes
+from beyond_site.workspaces.changelog import record_change, verify_changes
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -17,15 +17,15 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 THREADS, EACH = 6, 5
 
 
-def test_concurrent_changes_in_one_workspace_form_one_chain():
-    acme = Workspace.objects.create(slug="acme", name="Acme")
+def at_once(change) -> None:
+    """Call change(n, i) EACH times from THREADS threads started together; fail on any error."""
     start, errors = threading.Barrier(THREADS), []
 
     def work(n: int) -> None:
         try:
             start.wait()
             for i in range(EACH):
-                services.set_budget(acme, {"max_tokens_per_run": 1000 * n + i + 1})
+                change(n, i)
         except Exception as exc:  # the test fails below with what went wrong
             errors.append(repr(exc))
         finally:
@@ -37,6 +37,20 @@ def test_concurrent_changes_in_one_workspace_form_one_chain():
     for thread in threads:
         thread.join(timeout=120)
     assert errors == []
+
+
+def test_rows_recorded_at_once_take_the_next_numbers_in_turn():
+    """record_change alone (no lock taken by its caller) still numbers rows one after the other."""
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    at_once(lambda n, i: record_change(acme, None, "workspace_renamed", before=f"{n}.{i}", after=f"{n}.{i + 1}"))
+    seqs = list(WorkspaceEvent.objects.filter(workspace=acme).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, THREADS * EACH + 1))
+    assert verify_changes(acme) == []
+
+
+def test_concurrent_changes_in_one_workspace_form_one_chain():
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    at_once(lambda n, i: services.set_budget(acme, {"max_tokens_per_run": 1000 * n + i + 1}))
     seqs = list(WorkspaceEvent.objects.filter(workspace=acme).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, THREADS * EACH + 1))
     assert verify_changes(acme) == []
