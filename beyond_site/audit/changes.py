@@ -38,6 +38,8 @@ KINDS = {
                                                    "conversation_renamed": "Conversation renamed",
                                                    "conversation_deleted": "Conversation deleted"}),
 }
+#: Joining by invitation is also a member added.
+ALSO_OF_KIND = {"members": ["invitation_accepted"]}
 ACTION_LABELS = {action: label for _, actions in KINDS.values() for action, label in actions.items()}
 
 #: Budget limits by the settings page's names for them.
@@ -70,7 +72,7 @@ def filtered_changes(workspace, params):
     f = form.cleaned_data
     rows = WorkspaceEvent.objects.filter(workspace=workspace)
     if f.get("kind"):
-        rows = rows.filter(action__in=list(KINDS[f["kind"]][1]))
+        rows = rows.filter(action__in=[*KINDS[f["kind"]][1], *ALSO_OF_KIND.get(f["kind"], [])])
     if f.get("who") == COMMAND:
         rows = rows.filter(via=WorkspaceEvent.COMMAND)
     elif f.get("who"):

@@ -78,6 +78,7 @@ def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
     return workspace
 
 
+@transaction.atomic
 def add_member(workspace: Workspace, username: str, role: str, *, create_user: bool = False,
                user=None) -> Membership:
     """Make `username` a member with `role`, or give a member that role (the commands' way: no
@@ -85,19 +86,16 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
     if role not in dict(Membership.ROLES):
         raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
     User = get_user_model()
-    user_found = User.objects.filter(username=username).first()
-    if user_found is None:
+    target = User.objects.filter(username=username).first()
+    if target is None:
         if not create_user:
             raise ValueError(f"unknown user {username!r}")
         target = User.objects.create_user(username=username)
-    else:
-        target = user_found
     existing = Membership.objects.filter(user=target, workspace=workspace).first()
     if existing is not None:
         return change_role(existing, role, user)
-    with transaction.atomic():
-        membership = Membership.objects.create(user=target, workspace=workspace, role=role)
-        _log(workspace, user, "member_added", after=role, username=target.get_username())
+    membership = Membership.objects.create(user=target, workspace=workspace, role=role)
+    _log(workspace, user, "member_added", after=role, username=target.get_username())
     return membership
 
 

@@ -216,6 +216,33 @@ def test_the_django_admin_records_its_changes(acme, alice, bob):
     assert not Membership.objects.filter(pk=membership.pk).exists()
 
 
+def test_the_django_admin_records_workspace_edits_and_inline_members(acme, alice, bob, carol):
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    memberships = list(Membership.objects.filter(workspace=acme).order_by("pk"))
+    data = {"name": "Acme Ltd", "slug": "acme", "topology": "null", "enabled_frameworks": '["gdpr"]',
+            "research_default": "on",
+            "memberships-TOTAL_FORMS": str(len(memberships)), "memberships-INITIAL_FORMS": str(len(memberships)),
+            "memberships-MIN_NUM_FORMS": "0", "memberships-MAX_NUM_FORMS": "1000"}
+    for n, m in enumerate(memberships):
+        data.update({f"memberships-{n}-id": m.pk, f"memberships-{n}-workspace": acme.pk,
+                     f"memberships-{n}-user": m.user_id, f"memberships-{n}-role": m.role})
+        if m.user == bob:
+            data[f"memberships-{n}-role"] = "auditor"
+        if m.user == carol:
+            data[f"memberships-{n}-DELETE"] = "on"
+    response = client_for(alice).post(f"/admin/workspaces/workspace/{acme.pk}/change/", data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    rows = {row.action: row for row in WorkspaceEvent.objects.filter(workspace=acme)}
+    assert set(rows) == {"workspace_renamed", "frameworks_changed", "research_default_changed",
+                         "member_role_changed", "member_removed"}
+    assert all(row.via == WorkspaceEvent.ADMIN_SITE and row.user == alice for row in rows.values())
+    assert (rows["workspace_renamed"].before, rows["workspace_renamed"].after) == ("Acme", "Acme Ltd")
+    assert (rows["member_role_changed"].before, rows["member_role_changed"].after) == ("member", "auditor")
+    assert rows["member_removed"].detail == {"username": "carol"}
+    assert verify_changes(acme) == []
+
+
 # --- Append-only and chained ----------------------------------------------------------------------
 
 def some_changes(workspace, user, n=5):
