@@ -1,11 +1,12 @@
 from django.urls import path
 
-from beyond_site.audit import research, views
+from beyond_site.audit import changes, research, views
 
 # Mounted at w/<slug:slug>/audit/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "audit"
 urlpatterns = [
     path("", views.run_list, name="runs"),
+    path("changes/", changes.change_list, name="changes"),
     path("export.json", views.list_export, name="list_export"),
     path("runs/<int:run_id>/", views.run_detail, name="run"),
     path("runs/<int:run_id>/trace.json", views.run_export, name="run_export"),

@@ -12,6 +12,8 @@ from django.http import Http404
 from beyond_site.workspaces.models import Membership, Workspace
 
 READ, WRITE, ADMIN = "read", "write", "admin"
+#: Reading what admins changed (the change log): the workspace's auditors and admins.
+AUDIT = "audit"
 
 
 def membership_for(user, slug: str) -> Membership | None:
@@ -29,6 +31,8 @@ def allows(membership: Membership | None, need: str) -> bool:
         return membership.role in (Membership.ADMIN, Membership.MEMBER)
     if need == ADMIN:
         return membership.role == Membership.ADMIN
+    if need == AUDIT:
+        return membership.role in (Membership.ADMIN, Membership.AUDITOR)
     raise ValueError(need)
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db import transaction
 
 from beyond_site.lib.admin import NoWrites, ReadOnlyAdmin, ReadOnlyInline
 from beyond_site.workspaces import services
+from beyond_site.workspaces.changelog import changes_via, record_change
 from beyond_site.workspaces.models import (
     Conversation, Document, FrameworkPack, Membership, Memory, Message, Workspace, WorkspaceEvent,
 )
@@ -18,6 +20,7 @@ class DeleteThroughService:
     def delete_model(self, request, obj):
         getattr(services, self.delete_service)(obj, request.user)
 
+    @transaction.atomic
     def delete_queryset(self, request, queryset):
         for obj in queryset:
             self.delete_model(request, obj)
@@ -29,12 +32,67 @@ class MembershipInline(admin.TabularInline):
     autocomplete_fields = ["user"]
 
 
+# The admin writes workspaces and memberships directly; each change is recorded in the workspace's
+# change log like one made on the settings page, as made through the Django admin. The admin's
+# change and delete views run in one transaction, so the change and its record commit together.
+WORKSPACE_FIELD_ACTIONS = {"name": "workspace_renamed", "slug": "workspace_slug_changed",
+                           "topology": "topology_changed", "enabled_frameworks": "frameworks_changed",
+                           "research_default": "research_default_changed"}
+
+
+def _record_membership_change(request, before: Membership | None, after: Membership | None) -> None:
+    """Log one membership added (before None), changed, or removed (after None)."""
+    workspace = (after or before).workspace
+    with changes_via("admin"):
+        if before is None:
+            record_change(workspace, request.user, "member_added", after=after.role,
+                          username=after.user.get_username())
+        elif after is None:
+            record_change(workspace, request.user, "member_removed", before=before.role,
+                          username=before.user.get_username())
+        elif before.user_id != after.user_id or before.workspace_id != after.workspace_id:
+            _record_membership_change(request, before, None)
+            _record_membership_change(request, None, after)
+        elif before.role != after.role:
+            record_change(workspace, request.user, "member_role_changed", before=before.role, after=after.role,
+                          username=after.user.get_username())
+
+
+def _stored_membership(pk) -> Membership | None:
+    return Membership.objects.select_related("user", "workspace").filter(pk=pk).first() if pk else None
+
+
 @admin.register(Workspace)
 class WorkspaceAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
+
+    def save_model(self, request, obj, form, change):
+        stored = Workspace.objects.select_for_update().filter(pk=obj.pk).first() if change else None
+        super().save_model(request, obj, form, change)
+        with changes_via("admin"):
+            if stored is None:
+                record_change(obj, request.user, "workspace_created", after={"name": obj.name, "slug": obj.slug})
+                return
+            for field, action in WORKSPACE_FIELD_ACTIONS.items():
+                if getattr(stored, field) != getattr(obj, field):
+                    record_change(obj, request.user, action, before=getattr(stored, field),
+                                  after=getattr(obj, field))
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is not Membership:
+            return super().save_formset(request, form, formset, change)
+        removed = [_stored_membership(f.instance.pk) for f in formset.deleted_forms]
+        changed = [(_stored_membership(f.instance.pk), f) for f in formset.forms
+                   if f not in formset.deleted_forms and f.has_changed()]
+        super().save_formset(request, form, formset, change)
+        for before in filter(None, removed):
+            _record_membership_change(request, before, None)
+        for before, f in changed:
+            if f.instance.pk:
+                _record_membership_change(request, before, _stored_membership(f.instance.pk))
 
 
 @admin.register(Membership)
@@ -43,6 +101,21 @@ class MembershipAdmin(admin.ModelAdmin):
     list_filter = ["role", "workspace"]
     search_fields = ["user__username", "workspace__slug"]
     autocomplete_fields = ["user", "workspace"]
+
+    def save_model(self, request, obj, form, change):
+        before = _stored_membership(obj.pk) if change else None
+        super().save_model(request, obj, form, change)
+        _record_membership_change(request, before, _stored_membership(obj.pk))
+
+    def delete_model(self, request, obj):
+        before = _stored_membership(obj.pk)
+        super().delete_model(request, obj)
+        _record_membership_change(request, before, None)
+
+    @transaction.atomic
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
 
 
 @admin.register(Memory)
@@ -100,9 +173,10 @@ class FrameworkPackAdmin(admin.ModelAdmin):
 class WorkspaceEventAdmin(NoWrites, admin.ModelAdmin):
     """The workspace's change log: written by the services only, never edited."""
 
-    list_display = ["at", "workspace", "user", "action"]
-    list_filter = ["action", "workspace"]
-    readonly_fields = ["workspace", "user", "action", "detail", "at"]
+    list_display = ["at", "workspace", "seq", "actor_name", "via", "action"]
+    list_filter = ["action", "via", "workspace"]
+    readonly_fields = ["workspace", "seq", "user", "actor_id", "actor_name", "via", "action", "before", "after",
+                       "detail", "at", "hash"]
 
 
 class MessageInline(ReadOnlyInline):

@@ -10,6 +10,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
 
@@ -250,21 +251,63 @@ class FrameworkPack(models.Model):
         return f"{self.name} ({self.key})"
 
 
+class AppendOnlyChangeError(Exception):
+    """Raised on any attempt to change or delete a row of a workspace's change log."""
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """Bulk writes would bypass the row checks below: refused too."""
+
+    def update(self, **kwargs):
+        raise AppendOnlyChangeError("the workspace change log is append-only")
+
+    def delete(self):
+        raise AppendOnlyChangeError("the workspace change log is append-only")
+
+
 class WorkspaceEvent(models.Model):
-    """Who changed what in a workspace, and when (memories edited or deleted, files removed,
-    frameworks narrowed): the rows themselves may be gone, the record of the change stays."""
+    """The workspace's change log: who changed what, and when (members and roles, invitations, the
+    models per role, frameworks, budgets, settings; memories edited or deleted, files removed).
+    The rows themselves may be gone, the record of the change stays.
+
+    Append-only and hash-chained (docs/audit.md, "Admin change log"): `seq` counts 1, 2, 3... per
+    workspace and `hash` links each row to the one before it (workspaces/changelog.py writes and
+    verifies them). Who acted is copied at the time (`actor_id`, `actor_name`) so that the chain
+    still verifies after the user is deleted (`user` then becomes null)."""
+
+    APP, ADMIN_SITE, COMMAND = "app", "admin", "command"
+    VIA = [(APP, "the app"), (ADMIN_SITE, "the Django admin"), (COMMAND, "a command on the server")]
 
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    actor_id = models.PositiveIntegerField(null=True, blank=True)
+    actor_name = models.CharField(max_length=150, blank=True)
+    via = models.CharField(max_length=10, choices=VIA, default=APP)
     action = models.CharField(max_length=40)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
     detail = models.JSONField(default=dict, blank=True)
-    at = models.DateTimeField(auto_now_add=True)
+    at = models.DateTimeField(default=timezone.now)
+    hash = models.CharField(max_length=64)
+
+    objects = AppendOnlyQuerySet.as_manager()
 
     class Meta:
         ordering = ["-at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["workspace", "seq"], name="one_change_per_seq")]
+        indexes = [models.Index(fields=["workspace", "-seq"], name="change_log_newest")]
 
     def __str__(self) -> str:
-        return f"{self.action} in {self.workspace} by {self.user or 'system'}"
+        return f"{self.action} in {self.workspace} by {self.actor_name or self.via}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyChangeError("the workspace change log is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyChangeError("the workspace change log is append-only")
 
 
 class VisibleConversations(models.Manager):

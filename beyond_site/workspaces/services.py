@@ -19,10 +19,11 @@ from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.access import users_visible_to
+from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.frameworks import canonical_keys
 from beyond_site.workspaces.models import (
     Blob, Conversation, Document, DocumentChunk, FrameworkPack, Invitation, Membership, Memory, Workspace,
-    WorkspaceBudget, WorkspaceEvent,
+    WorkspaceBudget,
 )
 
 
@@ -34,8 +35,28 @@ class DocumentRefused(ValueError):
         self.code = code
 
 
-def create_workspace(slug: str, name: str | None = None) -> tuple[Workspace, bool]:
-    return Workspace.objects.get_or_create(slug=slug, defaults={"name": name or slug.replace("-", " ").title()})
+def create_workspace(slug: str, name: str | None = None, user=None) -> tuple[Workspace, bool]:
+    """The workspace `slug`, made (and logged) if it does not exist yet (the commands' way)."""
+    with transaction.atomic():
+        workspace, created = Workspace.objects.get_or_create(
+            slug=slug, defaults={"name": name or slug.replace("-", " ").title()})
+        if created:
+            _log(workspace, user, "workspace_created", after={"name": workspace.name, "slug": slug})
+    return workspace, created
+
+
+@transaction.atomic
+def rename_workspace(workspace: Workspace, name: str, user=None) -> Workspace:
+    """Give the workspace another display name (logged); ValueError for an empty one."""
+    name = " ".join((name or "").split())[:200]
+    if not name:
+        raise ValueError("Give the workspace a name.")
+    workspace = Workspace.objects.select_for_update().get(pk=workspace.pk)
+    if name != workspace.name:
+        _log(workspace, user, "workspace_renamed", before=workspace.name, after=name)
+        workspace.name = name
+        workspace.save(update_fields=["name"])
+    return workspace
 
 
 def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
@@ -53,20 +74,28 @@ def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
             raise ValueError(f"The address {slug} is taken: choose another.")
         workspace = Workspace.objects.create(slug=slug, name=name)
         Membership.objects.create(user=user, workspace=workspace, role=Membership.ADMIN)
-        _log(workspace, user, "workspace_created", name=name, slug=slug, admin=user.get_username())
+        _log(workspace, user, "workspace_created", after={"name": name, "slug": slug}, admin=user.get_username())
     return workspace
 
 
-def add_member(workspace: Workspace, username: str, role: str, *, create_user: bool = False) -> Membership:
+@transaction.atomic
+def add_member(workspace: Workspace, username: str, role: str, *, create_user: bool = False,
+               user=None) -> Membership:
+    """Make `username` a member with `role`, or give a member that role (the commands' way: no
+    check of who may see whom; the last admin is still kept). Logged like the settings page's."""
     if role not in dict(Membership.ROLES):
         raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
     User = get_user_model()
-    user = User.objects.filter(username=username).first()
-    if user is None:
+    target = User.objects.filter(username=username).first()
+    if target is None:
         if not create_user:
             raise ValueError(f"unknown user {username!r}")
-        user = User.objects.create_user(username=username)
-    membership, _ = Membership.objects.update_or_create(user=user, workspace=workspace, defaults={"role": role})
+        target = User.objects.create_user(username=username)
+    existing = Membership.objects.filter(user=target, workspace=workspace).first()
+    if existing is not None:
+        return change_role(existing, role, user)
+    membership = Membership.objects.create(user=target, workspace=workspace, role=role)
+    _log(workspace, user, "member_added", after=role, username=target.get_username())
     return membership
 
 
@@ -81,9 +110,8 @@ def _clean_memory_text(text: str) -> str:
     return text
 
 
-def _log(workspace: Workspace, user, action: str, **detail) -> None:
-    WorkspaceEvent.objects.create(workspace=workspace, user=user if getattr(user, "pk", None) else None,
-                                  action=action, detail=detail)
+#: Every change is logged through the change log (hash-chained, append-only: changelog.py).
+_log = record_change
 
 
 def add_memory(workspace: Workspace, text: str, user=None) -> Memory:
@@ -159,7 +187,7 @@ def edit_memory(memory: Memory, text: str, user=None) -> Memory:
 @transaction.atomic
 def delete_memory(memory: Memory, user=None) -> None:
     """Delete a memory; the workspace's event log keeps who deleted what, and when."""
-    _log(memory.workspace, user, "memory_deleted", memory=memory.pk, text=memory.text)
+    _log(memory.workspace, user, "memory_deleted", before=memory.text, memory=memory.pk)
     memory.delete()
 
 
@@ -175,14 +203,27 @@ def delete_document(document: Document, user=None) -> None:
         Blob.objects.filter(sha256=digest, kept_for_audit=False).delete()
 
 
+def _locked_workspace(workspace: Workspace) -> Workspace:
+    """The workspace re-read under a lock on its row (call inside a transaction): the value logged
+    as "before" is the one this change replaces, even when two admins save at once."""
+    return Workspace.objects.select_for_update().get(pk=workspace.pk)
+
+
+def _set_field(workspace: Workspace, field: str, value, user, action: str) -> None:
+    with transaction.atomic():
+        locked = _locked_workspace(workspace)
+        before = getattr(locked, field)
+        if value != before:
+            _log(locked, user, action, before=before, after=value)
+            setattr(locked, field, value)
+            locked.save(update_fields=[field])
+    setattr(workspace, field, value)
+
+
 def set_research_default(workspace: Workspace, on: bool, user=None) -> bool:
     """Whether new conversations start with web research on (logged like every admin change)."""
     on = bool(on)
-    if on != workspace.research_default:
-        with transaction.atomic():
-            _log(workspace, user, "research_default_changed", before=workspace.research_default, after=on)
-            workspace.research_default = on
-            workspace.save(update_fields=["research_default"])
+    _set_field(workspace, "research_default", on, user, "research_default_changed")
     return on
 
 
@@ -190,12 +231,7 @@ def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
     """Enable exactly the packs `keys` (shipped or imported), in display order; ValueError on an
     unknown key, leaving the workspace as it was."""
     enabled = canonical_keys(list(keys))
-    if enabled != list(workspace.enabled_frameworks or []):
-        with transaction.atomic():
-            _log(workspace, user, "frameworks_changed", before=list(workspace.enabled_frameworks or []),
-                 after=enabled)
-            workspace.enabled_frameworks = enabled
-            workspace.save(update_fields=["enabled_frameworks"])
+    _set_field(workspace, "enabled_frameworks", enabled, user, "frameworks_changed")
     return enabled
 
 
@@ -251,7 +287,7 @@ def add_existing_member(workspace: Workspace, username: str, role: str, user=Non
                          "workspace with you can be. Send them an invitation link instead.")
     with transaction.atomic():
         membership = Membership.objects.create(user=target, workspace=workspace, role=role)
-        _log(workspace, user, "member_added", username=username, role=role)
+        _log(workspace, user, "member_added", after=role, username=username)
     return membership
 
 
@@ -279,7 +315,7 @@ def create_invitation(workspace: Workspace, role: str, *, user, days: int = 7, n
         invitation = Invitation.objects.create(
             workspace=workspace, role=role, token_sha256=_token_digest(token), note=" ".join(note.split())[:200],
             created_by=user, expires_at=timezone.now() + timedelta(days=days))
-        _log(workspace, user, "invitation_created", invitation=invitation.pk, role=role, note=invitation.note,
+        _log(workspace, user, "invitation_created", after=role, invitation=invitation.pk, note=invitation.note,
              expires_at=invitation.expires_at.isoformat())
     return invitation, token
 
@@ -325,8 +361,8 @@ def accept_invitation(token: str, user) -> Membership:
     membership = Membership.objects.create(user=user, workspace=invitation.workspace, role=invitation.role)
     invitation.accepted_by, invitation.accepted_at = user, timezone.now()
     invitation.save(update_fields=["accepted_by", "accepted_at"])
-    _log(invitation.workspace, user, "invitation_accepted", invitation=invitation.pk,
-         username=user.get_username(), role=invitation.role)
+    _log(invitation.workspace, user, "invitation_accepted", after=invitation.role, invitation=invitation.pk,
+         username=user.get_username(), note=invitation.note)
     return membership
 
 
@@ -338,8 +374,8 @@ def revoke_invitation(invitation: Invitation, user=None) -> None:
         return
     invitation.revoked_at = timezone.now()
     invitation.save(update_fields=["revoked_at"])
-    _log(invitation.workspace, user, "invitation_revoked", invitation=invitation.pk, role=invitation.role,
-         note=invitation.note)
+    _log(invitation.workspace, user, "invitation_revoked", before="pending", after="revoked",
+         invitation=invitation.pk, role=invitation.role, note=invitation.note)
 
 
 @transaction.atomic
@@ -367,8 +403,8 @@ def remove_member(membership: Membership, user=None) -> None:
     if membership.role == Membership.ADMIN and not _other_admins(membership):
         raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
                              "make another member an admin first")
-    _log(membership.workspace, user, "member_removed", username=membership.user.get_username(),
-         role=membership.role)
+    _log(membership.workspace, user, "member_removed", before=membership.role,
+         username=membership.user.get_username())
     membership.delete()
 
 
@@ -394,11 +430,7 @@ def set_topology(workspace: Workspace, topology, user=None, *, operator: bool = 
                 raise TopologyError(f"{role}: {url} is refused ({refused}): the server connects only to public "
                                     "endpoints and to those the operator lists in BEYOND_ALLOWED_BASE_URLS")
         stored = parsed.as_json()
-    if stored != workspace.topology:
-        with transaction.atomic():
-            _log(workspace, user, "topology_changed", before=workspace.topology, after=stored)
-            workspace.topology = stored
-            workspace.save(update_fields=["topology"])
+    _set_field(workspace, "topology", stored, user, "topology_changed")
     return stored
 
 

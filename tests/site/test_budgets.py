@@ -66,8 +66,8 @@ def test_set_budget_sets_changes_and_clears_limits_and_logs_each_change(acme):
                                "max_runs_in_flight_per_workspace": 5}
     changes = list(WorkspaceEvent.objects.filter(workspace=acme, action="budget_changed").order_by("id"))
     assert len(changes) == 2
-    assert changes[1].detail["before"]["max_tokens_per_run"] == 50000
-    assert changes[1].detail["after"]["max_tokens_per_run"] is None
+    assert changes[1].before["max_tokens_per_run"] == 50000
+    assert changes[1].after["max_tokens_per_run"] is None
     call_command("beyond_workspace", "set-budget", "acme", stdout=io.StringIO())  # nothing named: nothing changes
     assert WorkspaceEvent.objects.filter(action="budget_changed").count() == 2
 

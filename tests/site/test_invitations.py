@@ -51,7 +51,7 @@ def test_an_admin_creates_a_link_that_is_shown_once_and_stored_as_a_hash(acme, a
     assert token not in invitation.token_sha256 and len(invitation.token_sha256) == 64
     assert invitation.expires_at - timezone.now() > timedelta(days=6, hours=23)
     event = WorkspaceEvent.objects.get(action="invitation_created")
-    assert event.user == alice and event.detail["role"] == "auditor" and event.detail["note"] == "Erin from finance"
+    assert event.user == alice and event.after == "auditor" and event.detail["note"] == "Erin from finance"
     settings_page = client_for(alice).get("/w/acme/settings/").content.decode()
     assert "Erin from finance" in settings_page and token not in settings_page
 

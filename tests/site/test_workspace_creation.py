@@ -35,7 +35,8 @@ def test_staff_create_a_workspace_and_become_its_admin(staff):
     assert Membership.objects.get(workspace=workspace).user == staff
     assert Membership.objects.get(workspace=workspace).role == "admin"
     event = WorkspaceEvent.objects.get(action="workspace_created")
-    assert event.user == staff and event.detail == {"name": "Acme Clinics", "slug": "acme-clinics", "admin": "alice"}
+    assert event.user == staff and event.detail == {"admin": "alice"}
+    assert event.before is None and event.after == {"name": "Acme Clinics", "slug": "acme-clinics"}
 
 
 def test_a_taken_or_empty_address_is_refused_and_nothing_changes(staff):

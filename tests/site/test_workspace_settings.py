@@ -288,7 +288,8 @@ def test_an_admin_adds_an_existing_user_they_share_a_workspace_with(alice, acme,
                                       follow=True)
     assert "dave added as auditor." in response.content.decode()
     assert Membership.objects.get(workspace=acme, user=dave).role == "auditor"
-    assert WorkspaceEvent.objects.get(action="member_added").detail == {"username": "dave", "role": "auditor"}
+    added = WorkspaceEvent.objects.get(action="member_added")
+    assert (added.detail, added.before, added.after) == ({"username": "dave"}, None, "auditor")
 
 
 def test_adding_an_unknown_user_or_an_existing_member_is_refused(alice, acme):

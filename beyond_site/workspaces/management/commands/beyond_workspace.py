@@ -1,12 +1,17 @@
-"""Scripted workspace administration (docs/interfaces.md); idempotent where that makes sense."""
+"""Scripted workspace administration (docs/interfaces.md); idempotent where that makes sense.
+
+Every change is written to the workspace's change log like a change made on the settings page,
+with no user: the log shows it as made by a command on the server (docs/audit.md)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from pipeline.topology import TopologyError, parse_shorthand
 from beyond_site.workspaces import services
-from beyond_site.workspaces.models import Workspace
+from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 
 
 #: set-budget's options (dashes for the limits' underscores) and what each limits.
@@ -37,6 +42,22 @@ class Command(BaseCommand):
         member.add_argument("slug")
         member.add_argument("username")
         member.add_argument("role", choices=["admin", "member", "auditor"])
+        remove = sub.add_parser("remove-member", help="remove a user from a workspace")
+        remove.add_argument("slug")
+        remove.add_argument("username")
+        rename = sub.add_parser("rename", help="change a workspace's display name")
+        rename.add_argument("slug")
+        rename.add_argument("name")
+        topology = sub.add_parser("set-topology", help="the model per role: a provider shorthand, a topology "
+                                                       "JSON object, or 'default' for BEYOND_PROVIDER")
+        topology.add_argument("slug")
+        topology.add_argument("topology")
+        frameworks = sub.add_parser("set-frameworks", help="the enabled framework packs (comma-separated keys)")
+        frameworks.add_argument("slug")
+        frameworks.add_argument("keys")
+        research = sub.add_parser("set-research-default", help="whether new conversations start with web research on")
+        research.add_argument("slug")
+        research.add_argument("value", choices=["on", "off"])
         budget = sub.add_parser("set-budget", help="set the workspace's limits on runs and spending "
                                                    "(a limit not named stays as it is; 'none' removes one)")
         budget.add_argument("slug")
@@ -48,10 +69,13 @@ class Command(BaseCommand):
         if action == "create":
             workspace, created = services.create_workspace(opts["slug"], opts["name"])
             self.stdout.write(f"{'Created' if created else 'Exists'}: workspace {workspace.slug} ({workspace.name})")
+            if created:
+                self._say_logged(workspace)
             return
         workspace = Workspace.objects.filter(slug=opts["slug"]).first()
         if workspace is None:
             raise CommandError(f"unknown workspace {opts['slug']!r}")
+        last = self._last_change(workspace)
         try:
             if action == "add-memory":
                 memory = services.add_memory(workspace, opts["text"])
@@ -77,8 +101,57 @@ class Command(BaseCommand):
                 if not membership.user.has_usable_password():
                     self.stdout.write(f"{membership.user.username} has no password yet: "
                                       f"manage.py changepassword {membership.user.username}")
-        except (ValueError, services.DocumentRefused) as exc:
+            elif action == "remove-member":
+                membership = Membership.objects.filter(workspace=workspace, user__username=opts["username"]).first()
+                if membership is None:
+                    raise CommandError(f"{opts['username']} is not a member of {workspace.slug}")
+                services.remove_member(membership)
+                self.stdout.write(f"{opts['username']} removed from {workspace.slug}")
+            elif action == "rename":
+                workspace = services.rename_workspace(workspace, opts["name"])
+                self.stdout.write(f"Workspace {workspace.slug} is named {workspace.name}")
+            elif action == "set-topology":
+                stored = services.set_topology(workspace, topology_argument(opts["topology"]), operator=True)
+                self.stdout.write(f"Models of {workspace.slug}: " + (", ".join(
+                    f"{role}={spec.get('provider')}:{spec.get('model')}" for role, spec in stored.items())
+                    if stored else "the server default (BEYOND_PROVIDER)"))
+            elif action == "set-frameworks":
+                keys = [key.strip() for key in opts["keys"].split(",") if key.strip()]
+                enabled = services.set_enabled_frameworks(workspace, keys)
+                self.stdout.write(f"Enabled frameworks of {workspace.slug}: {', '.join(enabled) or 'none'}")
+            elif action == "set-research-default":
+                on = services.set_research_default(workspace, opts["value"] == "on")
+                self.stdout.write(f"New conversations in {workspace.slug} start with web research "
+                                  f"{'on' if on else 'off'}")
+        except (ValueError, TopologyError, services.DocumentRefused) as exc:
             raise CommandError(str(exc)) from None
+        self._say_logged(workspace, after=last)
+
+    @staticmethod
+    def _last_change(workspace) -> int:
+        return WorkspaceEvent.objects.filter(workspace=workspace).order_by("-seq").values_list("seq", flat=True).first() or 0
+
+    def _say_logged(self, workspace, after: int = 0) -> None:
+        """Say which change-log rows this command wrote, and as whom."""
+        seqs = list(WorkspaceEvent.objects.filter(workspace=workspace, seq__gt=after).order_by("seq")
+                    .values_list("seq", flat=True))
+        if seqs:
+            where = f"change {seqs[0]}" if len(seqs) == 1 else f"changes {seqs[0]} to {seqs[-1]}"
+            self.stdout.write(f"Recorded in the change log of {workspace.slug} as {where}, "
+                              "made by a command on the server (no user).")
+
+
+def topology_argument(text: str):
+    """set-topology's argument: 'default' (None), a JSON object, or a provider shorthand."""
+    text = text.strip()
+    if text.lower() == "default":
+        return None
+    if text.startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"the topology is not valid JSON ({exc})") from None
+    return parse_shorthand(text).as_json()
 
 
 def budget_limits(opts: dict) -> dict:
