@@ -21,6 +21,12 @@ def _message_parts(message: Message) -> list[str]:
     return [first, *("\n\n# " + piece for piece in rest)]
 
 
+def record_sha256(parts: list[dict]) -> str:
+    """A context record's address: over each part's message number, role and blob, in order (the
+    size is not part of it). `beyond_audit verify` recomputes it from the stored parts."""
+    return hashlib.sha256(repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
+
+
 def store_context(messages: tuple[Message, ...]) -> ContextRecord:
     """Store a call's messages (each part once) and return their record."""
     parts, blobs = [], {}
@@ -30,8 +36,7 @@ def store_context(messages: tuple[Message, ...]) -> ContextRecord:
             digest = hashlib.sha256(data).hexdigest()
             blobs[digest] = data
             parts.append({"message": number, "role": message.role, "blob": digest, "size": len(data)})
-    record_hash = hashlib.sha256(
-        repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
+    record_hash = record_sha256(parts)
     existing = ContextRecord.objects.filter(sha256=record_hash).first()
     if existing is not None:
         return existing

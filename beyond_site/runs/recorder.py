@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
+from beyond_site.runs import chain
 from beyond_site.runs.contexts import store_context
 from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
@@ -54,6 +55,8 @@ class EventRecorder:
         self.run = run
         self.owner = owner
         self.seq = RunEvent.objects.filter(run=run).count()
+        #: The hash of the last event recorded: the next event links to it (runs/chain.py).
+        self.head = chain.run_head(run.pk)
         self.scrubber = Scrubber(run.topology)
 
     @transaction.atomic
@@ -73,8 +76,10 @@ class EventRecorder:
             context = store_context(self.scrubber.messages(event.messages))
             payload = dataclasses.replace(payload, context=context.sha256)
         self.seq += 1
-        row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type,
-                                      data=dataclasses.asdict(payload), at=timezone.now())
+        data, at = dataclasses.asdict(payload), timezone.now()
+        row = RunEvent.objects.create(run=self.run, seq=self.seq, type=event.type, data=data, at=at,
+                                      hash=chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at))
+        self.head = row.hash
         handler = getattr(self, f"_on_{event.type}", None)
         if handler:
             handler(payload, row)
@@ -142,6 +147,7 @@ class EventRecorder:
         Run.objects.filter(pk=self.run.pk).update(
             status=FINAL_STATUS[event_type], halt_reason=reason, finished_at=row.at,
             lease_owner=None, lease_expires_at=None)
+        chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
         self._finish(ev.RUN_COMPLETED, None, row)
