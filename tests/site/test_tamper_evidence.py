@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.db import connection, connections
+from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from beyond_site.lib.chaining import GENESIS
@@ -298,3 +299,18 @@ def test_the_ledger_does_not_fork_when_runs_finish_at_once(acme):
         list(pool.map(finish, runs))
     assert sorted(WorkspaceLedger.objects.values_list("seq", flat=True)) == [1, 2, 3, 4, 5, 6]
     assert verify()[0] == 0
+
+
+def test_runs_recorded_before_the_chain_existed_are_chained_by_the_migration(runs, tmp_path):
+    """An old database (before 0004): its runs get their chains and ledger rows, in order, and it
+    verifies clean; a change made after that is caught as for any run."""
+    MigrationExecutor(connection).migrate([("runs", "0002_working_loop")])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([("runs", "0004_tamper_evidence")])
+    code, out = verify()
+    assert code == 0, out
+    assert list(WorkspaceLedger.objects.order_by("seq").values_list("run_id", flat=True)) == [r.pk for r in runs]
+    sql("UPDATE runs_attempt SET truncated = %s WHERE id = %s",
+        [True, Attempt.objects.filter(step__run=runs[1]).first().pk])
+    assert_caught(runs[1], "the attempt (step 1, attempt 1) does not match")
