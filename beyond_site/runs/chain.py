@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import importlib
 import logging
 from datetime import timedelta
 from typing import Any, Iterable
@@ -33,8 +34,10 @@ from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerA
                                      WorkspaceLedger)
 from beyond_site.workspaces.models import Blob, Workspace
 
-try:  # the admin change log's own chain (workspaces/changelog.py), where it exists
-    from beyond_site.workspaces.changelog import verify_changes
+# The admin change log's own chain (workspaces/changelog.py) is verified with the runs. It is
+# looked up by name only until both branches are merged; then this becomes a plain import.
+try:
+    verify_changes = importlib.import_module("beyond_site.workspaces.changelog").verify_changes
 except ImportError:  # pragma: no cover - depends on what is merged
     verify_changes = None
 
@@ -138,7 +141,7 @@ class _Expected:
     summary: tuple | None = None  # (seq, summary, findings)
     final: tuple | None = None  # (seq, type, reason, at)
 
-    def add(self, seq: int, type_: str, data: dict) -> None:
+    def add(self, seq: int, type_: str, data: dict, at) -> None:
         p = ev.load(type_, data)
         if type_ == ev.ATTEMPT_DRAFTED:
             self.attempts[(p.step, p.attempt)] = (seq, _fingerprint(p.draft, p.truncated))
@@ -148,7 +151,7 @@ class _Expected:
         elif type_ == ev.MODEL_CALL:
             self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
         elif type_ == ev.STEP_RELEASED:
-            self.released[p.step] = (seq, _fingerprint(Step.RELEASED, p.badge, p.content, p.warnings))
+            self.released[p.step] = (seq, _fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at))
         elif type_ == ev.BRIEF_READY:
             self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
                                                         for s in p.brief.get("steps", [])])
@@ -199,7 +202,7 @@ def _check_events(run: Run, report: RunReport, expected: _Expected) -> str | Non
             report.problems.append(f"event {seq} does not match its hash")
             report.first_broken = report.first_broken or seq
         try:
-            expected.add(seq, type_, data)
+            expected.add(seq, type_, data, at)
         except (KeyError, TypeError, AttributeError, ValueError):
             report.problems.append(f"event {seq} ({type_}) cannot be read as its type")
         if type_ in FINAL_STATUS:
@@ -257,9 +260,10 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
     _check_contexts(report, context_shas - contexts_seen)
     contexts_seen.update(context_shas)
 
-    steps = {index: (title, spec, _fingerprint(status, badge, content, warnings), status, content)
-             for index, title, spec, status, badge, content, warnings in Step.objects.filter(run_id=run.pk)
-             .values_list("index", "title", "content_spec", "status", "badge", "content", "warnings")}
+    steps = {index: (title, spec, _fingerprint(status, badge, content, warnings, released_at), status, content)
+             for index, title, spec, status, badge, content, warnings, released_at in Step.objects.filter(
+                 run_id=run.pk).values_list("index", "title", "content_spec", "status", "badge", "content",
+                                            "warnings", "released_at")}
     _compare(report, "the release of step", expected.released,
              {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
     planned = {index: (title, spec) for index, title, spec in (expected.brief[2] if expected.brief else [])}
