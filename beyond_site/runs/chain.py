@@ -91,7 +91,9 @@ def append_to_ledger(run: Run, final_hash: str) -> WorkspaceLedger:
     Call inside the transaction that records the run's final event.
     """
     with transaction.atomic():
-        Workspace.objects.select_for_update().filter(pk=run.workspace_id).first()
+        # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new
+        # run, a message) are not held up by it (PostgreSQL; a no-op on SQLite).
+        Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).first()
         last = (WorkspaceLedger.objects.filter(workspace_id=run.workspace_id).order_by("-seq")
                 .values_list("seq", "hash").first())
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)

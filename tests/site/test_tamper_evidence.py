@@ -314,3 +314,11 @@ def test_runs_recorded_before_the_chain_existed_are_chained_by_the_migration(run
     sql("UPDATE runs_attempt SET truncated = %s WHERE id = %s",
         [True, Attempt.objects.filter(step__run=runs[1]).first().pk])
     assert_caught(runs[1], "the attempt (step 1, attempt 1) does not match")
+
+
+def test_the_admin_change_log_problems_are_reported_under_the_workspace(runs, monkeypatch):
+    monkeypatch.setattr(chain, "verify_changes", lambda workspace: [f"change 3 of {workspace.slug} was edited"])
+    code, out = verify()
+    assert code == 1 and broken_runs(out) == set()
+    assert "acme change log: change 3 of acme was edited" in out.splitlines()
+    assert out.strip().splitlines()[-1].startswith("record BROKEN: 0 runs and 1 other problem")
