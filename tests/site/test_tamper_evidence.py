@@ -1,19 +1,23 @@
 """The tamper-evident record: every change made behind the application's back is found and named."""
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 from django.db import connection, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from beyond_site.lib.chaining import GENESIS
-from beyond_site.runs import chain
+from beyond_site.lib.db import db
+from beyond_site.runs import chain, services
+from beyond_site.runs.jobs import ENGINE_APP
 from beyond_site.runs.models import (Attempt, ChainCheck, LedgerAnchor, ModelCall, Run, RunEvent, Verdict,
                                      WorkspaceLedger)
 from beyond_site.runs.recorder import EventRecorder
@@ -322,3 +326,35 @@ def test_the_admin_change_log_problems_are_reported_under_the_workspace(runs, mo
     assert code == 1 and broken_runs(out) == set()
     assert "acme change log: change 3 of acme was edited" in out.splitlines()
     assert out.strip().splitlines()[-1].startswith("record BROKEN: 0 runs and 1 other problem")
+
+
+def test_the_embedded_server_runs_the_periodic_check_beside_the_sweeper(runs, settings, monkeypatch):
+    settings.BEYOND_RUN_IN_PROCESS = True
+    monkeypatch.setattr(chain, "CHECK_POLL_S", 0.05)
+
+    async def scenario():
+        services.ensure_sweeper()
+        try:
+            for _ in range(200):
+                if await db(ChainCheck.objects.exists)():
+                    return
+                await asyncio.sleep(0.05)
+        finally:
+            for task in (services._sweeper, services._chain_checker):
+                task.cancel()
+            await asyncio.gather(services._sweeper, services._chain_checker, return_exceptions=True)
+
+    asyncio.run(scenario())
+    check = ChainCheck.objects.get()
+    assert check.ok and check.workspace.slug == "acme"
+
+
+def test_the_scaled_mode_job_runs_the_check_when_it_is_due(runs, settings):
+    if not apps.is_installed(ENGINE_APP):
+        pytest.skip("the job engine exists on PostgreSQL only (the _postgres file runs this)")
+    from beyond_site.runs import tasks  # loaded by the engine's app, which only PostgreSQL has
+
+    settings.BEYOND_CHAIN_CHECK_EVERY_S = 3600
+    assert asyncio.run(tasks.check_record_chains_job(timestamp=0)) is True
+    assert asyncio.run(tasks.check_record_chains_job(timestamp=0)) is False
+    assert ChainCheck.objects.get().ok
