@@ -48,6 +48,9 @@ FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.R
 ANCHOR_KIND = "beyond-ledger-anchor"
 #: Problems shown per run on one line; the rest are counted.
 PROBLEMS_PER_RUN = 10
+#: Context records already checked in one pass (shared by many runs, each is checked once); past
+#: this many the pass forgets them, so its memory stays bounded however large the record.
+CONTEXTS_REMEMBERED = 50_000
 #: How often the embedded server asks whether a periodic check is due (the interval itself is
 #: BEYOND_CHAIN_CHECK_EVERY_S).
 CHECK_POLL_S = 60
@@ -251,15 +254,17 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
         stored_verdicts[(step, attempt, n)] = _fingerprint(*values)
     _compare(report, "the verdict", expected_verdicts, stored_verdicts)
 
-    calls = ModelCall.objects.filter(run_id=run.pk).order_by("id").values_list("id", *MODEL_CALL_COLUMNS)
+    calls = ModelCall.objects.filter(run_id=run.pk).order_by("id").values_list(*MODEL_CALL_COLUMNS)
     expected_calls = {f"#{n + 1}": item for n, item in enumerate(expected.calls)}
     stored_calls, context_shas = {}, set()
-    for n, (call_id, *values) in enumerate(calls.iterator(chunk_size=200)):
+    for n, values in enumerate(calls.iterator(chunk_size=200)):
         stored_calls[f"#{n + 1}"] = _fingerprint(*values)
         if values[-1]:
             context_shas.add(values[-1])
     _compare(report, "model call", expected_calls, stored_calls)
     _check_contexts(report, context_shas - contexts_seen)
+    if len(contexts_seen) > CONTEXTS_REMEMBERED:  # memory stays bounded; a record is then checked again
+        contexts_seen.clear()
     contexts_seen.update(context_shas)
 
     steps = {index: (title, spec, _fingerprint(status, badge, content, warnings, released_at), status, content)
