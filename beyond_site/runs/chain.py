@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import importlib
 import logging
+import math
 from datetime import timedelta
 from typing import Any, Iterable
 
@@ -60,9 +61,13 @@ CHECK_POLL_S = 60
 
 def _as_read_back(value: Any) -> Any:
     """`value` as a JSON column gives it back on every database: keys as strings, and integral
-    floats as integers (PostgreSQL's jsonb returns 1e16 as 10000000000000000)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    floats as integers (PostgreSQL's jsonb returns 1e16 as 10000000000000000). A NaN or an
+    infinity, which has no JSON form, is hashed as null rather than refused: an odd figure from a
+    provider must not stop the record."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() else value
     if isinstance(value, dict):
         return {str(k): _as_read_back(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
