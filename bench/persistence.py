@@ -4,7 +4,9 @@
 
 With zero model latency the run's wall time is the pipeline's own work plus persistence (every
 event written, with the rows it implies, before it is announced). Prints the time per step and
-per event, and the queries per event, best of `--repeat` runs.
+per event, and the queries per event, best of `--repeat` runs; then what the tamper-evident
+record adds (runs/chain.py): the hashing of each event as it is recorded, and `beyond_audit
+verify`'s time for the run.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ CHILD = r"""
 import asyncio, json, sys, time
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from beyond_site.runs import chain
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.services import claim_run, execute_run, start_run
 from beyond_site.workspaces.models import Workspace
@@ -41,8 +44,19 @@ for n in range(repeat):
     assert status == "completed", status
     events = RunEvent.objects.filter(run=run).count()
     if best is None or wall < best[0]:
-        best = (wall, events)
-print(json.dumps({"wall": best[0], "events": best[1]}))
+        best = (wall, events, run)
+wall, events, run = best
+rows = list(RunEvent.objects.filter(run=run).order_by("seq").values_list("seq", "type", "data", "at"))
+started = time.perf_counter()
+for _ in range(20):
+    prev = chain.GENESIS
+    for seq, type_, data, at in rows:
+        prev = chain.event_hash(prev, run.pk, seq, type_, data, at)
+hashing = (time.perf_counter() - started) / 20 / len(rows)
+started = time.perf_counter()
+assert chain.verify_run(run).ok
+verifying = time.perf_counter() - started
+print(json.dumps({"wall": wall, "events": events, "hash_s": hashing, "verify_s": verifying}))
 """
 
 
@@ -89,6 +103,9 @@ def main() -> int:
     print(f"{args.steps} steps · {args.db} · zero model latency · best of {args.repeat}")
     print(f"run wall {wall * 1000:8.1f} ms · {events} events")
     print(f"per step {wall / args.steps * 1000:8.2f} ms · per event {wall / events * 1000:6.2f} ms")
+    print(f"chain: hashing {result['hash_s'] * 1e6:6.1f} µs per event "
+          f"({result['hash_s'] / (wall / events) * 100:.1f}% of its recording) · "
+          f"verify {result['verify_s'] * 1000:6.1f} ms for the run ({result['verify_s'] / events * 1e6:.0f} µs per event)")
     return 0
 
 

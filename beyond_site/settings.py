@@ -258,6 +258,9 @@ BEYOND_RUN_HEARTBEAT_S = envint("BEYOND_RUN_HEARTBEAT_S", 20)
 BEYOND_WORKER_HEARTBEAT_S = envint("BEYOND_WORKER_HEARTBEAT_S", 5)
 BEYOND_WORKER_STALLED_S = envint("BEYOND_WORKER_STALLED_S", 20)
 BEYOND_REAP_EVERY_S = envint("BEYOND_REAP_EVERY_S", 5)
+#: How often the whole record is verified in the background (runs/chain.py; docs/audit.md,
+#: "Tamper evidence"): a failure is shown to the workspace's admins and auditors.
+BEYOND_CHAIN_CHECK_EVERY_S = envint("BEYOND_CHAIN_CHECK_EVERY_S", 6 * 3600)
 PROCRASTINATE_WORKER_DEFAULTS = {"update_heartbeat_interval": BEYOND_WORKER_HEARTBEAT_S,
                                  "stalled_worker_timeout": BEYOND_WORKER_STALLED_S,
                                  "delete_jobs": "successful"}

@@ -9,7 +9,8 @@ from django.contrib import admin
 from django.utils.html import format_html_join
 
 from beyond_site.lib.admin import ReadOnlyAdmin, ReadOnlyInline
-from beyond_site.runs.models import Attempt, ContextRecord, ModelCall, Run, RunEvent, Step, Verdict
+from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step,
+                                     Verdict, WorkspaceLedger)
 from beyond_site.runs.contexts import context_messages
 
 
@@ -63,8 +64,25 @@ class ModelCallAdmin(ReadOnlyAdmin):
 
 @admin.register(RunEvent)
 class RunEventAdmin(ReadOnlyAdmin):
-    list_display = ["run", "seq", "type", "at"]
+    list_display = ["run", "seq", "type", "at", "hash"]
     list_filter = ["type"]
+
+
+@admin.register(WorkspaceLedger)
+class WorkspaceLedgerAdmin(ReadOnlyAdmin):
+    list_display = ["workspace", "seq", "run", "run_hash", "hash", "at"]
+    list_filter = ["workspace"]
+
+
+@admin.register(LedgerAnchor)
+class LedgerAnchorAdmin(ReadOnlyAdmin):
+    list_display = ["at"]
+
+
+@admin.register(ChainCheck)
+class ChainCheckAdmin(ReadOnlyAdmin):
+    list_display = ["workspace", "at", "ok"]
+    list_filter = ["ok", "workspace"]
 
 
 @admin.register(ContextRecord)

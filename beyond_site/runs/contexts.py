@@ -21,6 +21,12 @@ def _message_parts(message: Message) -> list[str]:
     return [first, *("\n\n# " + piece for piece in rest)]
 
 
+def record_sha256(parts: list[dict]) -> str:
+    """A context record's address: over each part's message number, role and blob, in order (the
+    size is not part of it). `beyond_audit verify` recomputes it from the stored parts."""
+    return hashlib.sha256(repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
+
+
 def _split(messages: tuple[Message, ...]) -> tuple[str, list[dict], dict[str, bytes]]:
     """A call's record hash, its parts and the bytes of each part by sha256."""
     parts, blobs = [], {}
@@ -30,9 +36,7 @@ def _split(messages: tuple[Message, ...]) -> tuple[str, list[dict], dict[str, by
             digest = hashlib.sha256(data).hexdigest()
             blobs[digest] = data
             parts.append({"message": number, "role": message.role, "blob": digest, "size": len(data)})
-    record_hash = hashlib.sha256(
-        repr([(p["message"], p["role"], p["blob"]) for p in parts]).encode()).hexdigest()
-    return record_hash, parts, blobs
+    return record_sha256(parts), parts, blobs
 
 
 class ContextStore:

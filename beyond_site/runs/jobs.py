@@ -11,10 +11,14 @@ from procrastinate.contrib.django import app
 ENGINE_APP = "procrastinate.contrib.django"
 RUN_TASK = "beyond.execute_run"
 REAP_TASK = "beyond.reap_interrupted_runs"
+CHAIN_CHECK_TASK = "beyond.check_record_chains"
 #: Runs and housekeeping have queues of their own, each served by its own worker inside every
 #: `beyond_worker`, so reaping never waits for a free run slot.
 RUNS_QUEUE = "runs"
 HOUSEKEEPING_QUEUE = "housekeeping"
+#: The periodic check of the record (runs/chain.py) has its own worker too: a long verification
+#: never delays reaping.
+AUDIT_QUEUE = "audit"
 
 
 def engine_enabled() -> bool:

@@ -198,6 +198,9 @@ class RunEvent(AppendOnly):
     type = models.CharField(max_length=40)
     data = models.JSONField(default=dict)
     at = models.DateTimeField()
+    #: The link of the run's hash chain (runs/chain.py): covers this event and, through the
+    #: previous event's hash, every event before it.
+    hash = models.CharField(max_length=64, )
 
     class Meta:
         ordering = ["run", "seq"]
@@ -207,3 +210,46 @@ class RunEvent(AppendOnly):
     def payload(self) -> ev.Payload:
         """The event's typed payload (pipeline.events), read back from its stored JSON."""
         return ev.load(self.type, self.data)
+
+
+class WorkspaceLedger(AppendOnly):
+    """The workspace's chain of finished runs: each row holds one run's final event hash and links
+    to the row before it, so a run's record cannot be rewritten, or a run removed, unseen."""
+
+    workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="ledger")
+    seq = models.PositiveIntegerField()
+    run = models.OneToOneField(Run, models.PROTECT, related_name="ledger_entry")
+    run_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["workspace", "seq"]
+        # With the workspace row locked while appending, two runs finishing at once cannot fork the
+        # chain; the constraint makes sure of it whatever the database does with the lock.
+        constraints = [models.UniqueConstraint(fields=["workspace", "seq"], name="one_ledger_row_per_seq")]
+
+
+class LedgerAnchor(AppendOnly):
+    """A copy of every workspace's ledger head at one moment (`beyond_audit anchor`), also kept
+    outside the database: a chain recomputed after an edit no longer matches it."""
+
+    at = models.DateTimeField()
+    document = models.JSONField()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+
+class ChainCheck(AppendOnly):
+    """One periodic verification of a workspace's record (runs/chain.py); a failure is shown to its
+    admins and auditors until a later check passes."""
+
+    workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="chain_checks")
+    at = models.DateTimeField()
+    ok = models.BooleanField()
+    problems = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["workspace", "-at"], name="chain_check_latest")]

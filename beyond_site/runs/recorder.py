@@ -14,12 +14,12 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
+from beyond_site.runs import chain
+from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
 
-FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
-                ev.RUN_CANCELLED: Run.CANCELLED}
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
 
@@ -27,9 +27,6 @@ HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
 def stop_reason(username: str | None) -> str:
     return f"stopped by {username}" if username else "stopped"
 
-
-def _cut(value: str | None, length: int) -> str | None:
-    return value[:length] if value else value
 
 
 @dataclasses.dataclass
@@ -76,6 +73,8 @@ class EventRecorder:
         self.run = run
         self.owner = owner
         self.seq = RunEvent.objects.filter(run=run).count()
+        #: The hash of the last event recorded: the next event links to it (runs/chain.py).
+        self.head = chain.run_head(run.pk)
         self.scrubber = Scrubber(run.topology)
         self.contexts = ContextStore()
         self.warnings = list(run.warnings)
@@ -92,14 +91,14 @@ class EventRecorder:
 
     def record_many(self, events: list[Event]) -> Recorded:
         """Record `events` in order, in one transaction: all of them or, on an error, none."""
-        saved = (self.seq, list(self.warnings), self._steps, dict(self._attempts))
+        saved = (self.seq, self.head, list(self.warnings), self._steps, dict(self._attempts))
         try:
             with transaction.atomic():
                 return self._record_many(events)
         except BaseException:
             # Rolled back: what this recorder remembers must be rolled back with it. (The context
             # store's memory may name rows that were rolled back: it is dropped too.)
-            self.seq, self.warnings, self._steps, self._attempts = saved
+            self.seq, self.head, self.warnings, self._steps, self._attempts = saved
             self.contexts = ContextStore()
             raise
 
@@ -131,8 +130,9 @@ class EventRecorder:
         rows = []
         for event, payload in zip(events, payloads):
             self.seq += 1
-            rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type,
-                                 data=dataclasses.asdict(payload), at=timezone.now()))
+            data, at = dataclasses.asdict(payload), timezone.now()
+            self.head = chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at)
+            rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type, data=data, at=at, hash=self.head))
         RunEvent.objects.bulk_create(rows)
         self._pending = _Pending()
         for row, payload in zip(rows, payloads):
@@ -215,23 +215,18 @@ class EventRecorder:
         self._add_warnings(p.warning)
 
     def _on_model_call(self, p: ev.ModelCall, row: RunEvent) -> None:
-        usage = p.usage or {}  # None: not reported, stored as nulls (never as a free zero)
+        # Usage not reported is stored as nulls (never as a free zero); provider-supplied strings
+        # are cut to their columns, as `beyond_audit verify` expects them (runs/chain.py).
+        fields = chain.model_call_fields(p)
+        context = fields.pop("context__sha256")
         self._pending.calls.append(ModelCall(
-            run=self.run, role=p.role, step_index=p.step, attempt=p.attempt,
-            # Provider-supplied strings are cut to their columns: an odd reply must not stop the record.
-            provider=p.provider[:20], model=p.model[:200], model_served=_cut(p.model_served, 200),
-            effort=_cut(p.effort, 10), latency_s=p.latency_s or 0,
-            input_tokens=usage.get("input"), cache_read_tokens=usage.get("cache_read"),
-            cache_write_tokens=usage.get("cache_write"), output_tokens=usage.get("output"),
-            reasoning_tokens=usage.get("reasoning"), cost=p.cost, cost_source=_cut(p.cost_source, 10),
-            transport_retries=p.transport_retries or 0, finish_reason=_cut(p.finish_reason, 40),
-            error=p.error, context_id=self.contexts.records[p.context] if p.context else None,
-        ))
+            run=self.run, **fields, context_id=self.contexts.records[context] if context else None))
 
     def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
         Run.objects.filter(pk=self.run.pk).update(
             status=FINAL_STATUS[event_type], halt_reason=reason, finished_at=row.at,
             lease_owner=None, lease_expires_at=None)
+        chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
         self._finish(ev.RUN_COMPLETED, None, row)

@@ -22,7 +22,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
-from beyond_site.runs import jobs
+from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
@@ -374,6 +374,7 @@ async def ring_reaped(run_ids: list[int]) -> None:
 # -- the embedded home of the runner: tasks on the ASGI server's own event loop -------------------
 _background: set[asyncio.Task] = set()
 _sweeper: asyncio.Task | None = None
+_chain_checker: asyncio.Task | None = None
 SWEEP_S = 15
 
 
@@ -401,11 +402,15 @@ def ensure_sweeper() -> None:
     Called on the first submission and the first websocket connect after a (re)start: its first
     pass fails at once the runs this server was executing before it restarted, and runs the
     queued ones, without waiting for new work."""
-    global _sweeper
+    global _sweeper, _chain_checker
     if not settings.BEYOND_RUN_IN_PROCESS:
         return
     if _sweeper is None or _sweeper.done() or _sweeper.get_loop() is not asyncio.get_running_loop():
         _sweeper = _spawn(_sweep_forever())
+    # Beside it, the periodic check of the record (runs/chain.py), a task of its own: a long
+    # verification never holds up queued runs.
+    if _chain_checker is None or _chain_checker.done() or _chain_checker.get_loop() is not asyncio.get_running_loop():
+        _chain_checker = _spawn(chain.check_periodically())
 
 
 async def _claim_and_execute(run_id: int) -> None:

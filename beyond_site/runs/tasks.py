@@ -16,8 +16,9 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 from procrastinate.jobs import Status
 
 from beyond_site.lib.db import db
-from beyond_site.runs import reaping
-from beyond_site.runs.jobs import HOUSEKEEPING_QUEUE, REAP_TASK, RUN_TASK, RUNS_QUEUE, run_job, run_lock
+from beyond_site.runs import chain, reaping
+from beyond_site.runs.jobs import (AUDIT_QUEUE, CHAIN_CHECK_TASK, HOUSEKEEPING_QUEUE, REAP_TASK, RUN_TASK, RUNS_QUEUE,
+                                   run_job, run_lock)
 from beyond_site.runs.models import Run
 from beyond_site.runs.runners import job_of, job_owner
 from beyond_site.runs.services import claim_run, execute_run, ring_reaped
@@ -43,6 +44,14 @@ async def reap_interrupted_runs_job(timestamp: int) -> int:
     if reaped:
         log.info("runs failed as interrupted: %s", reaped)
     return len(reaped)
+
+
+# Every few minutes the job asks whether a check is due: the interval itself is
+# BEYOND_CHAIN_CHECK_EVERY_S, counted from the last recorded check whoever ran it.
+@app.periodic(cron="*/5 * * * *", periodic_id="chain-check")
+@app.task(name=CHAIN_CHECK_TASK, queue=AUDIT_QUEUE, queueing_lock=CHAIN_CHECK_TASK)
+async def check_record_chains_job(timestamp: int) -> bool:
+    return await db(chain.check_if_due)()
 
 
 async def reap_interrupted_runs() -> list[int]:

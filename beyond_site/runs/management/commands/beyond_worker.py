@@ -18,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
 
-from beyond_site.runs.jobs import ENGINE_APP, HOUSEKEEPING_QUEUE, RUNS_QUEUE
+from beyond_site.runs.jobs import AUDIT_QUEUE, ENGINE_APP, HOUSEKEEPING_QUEUE, RUNS_QUEUE
 from beyond_site.runs.reaping import fail_runs_of_gone_runners
 from beyond_site.runs.services import ring_reaped
 
@@ -52,7 +52,9 @@ async def serve(concurrency: int, poll: float, once: bool) -> None:
                    "fetch_job_polling_interval": poll}
         workers = [Worker(app=app, **options, queues=[RUNS_QUEUE], name="runs", concurrency=concurrency),
                    # Its own worker, so reaping never waits for a run slot to free up.
-                   Worker(app=app, **options, queues=[HOUSEKEEPING_QUEUE], name="housekeeping", concurrency=1)]
+                   Worker(app=app, **options, queues=[HOUSEKEEPING_QUEUE], name="housekeeping", concurrency=1),
+                   # The periodic check of the record, apart so that it never delays reaping.
+                   Worker(app=app, **options, queues=[AUDIT_QUEUE], name="audit", concurrency=1)]
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
 

@@ -1,0 +1,515 @@
+"""The tamper-evident run record (docs/audit.md, "Tamper evidence").
+
+Each event of a run is a link of the run's hash chain (lib/chaining.py): its hash covers the run
+id, its seq, type, data and time, and the previous event's hash. The rows an event implies (an
+attempt, a verdict, a model call and its context record, a step's release, the run's final
+fields) are covered through that event's data: `verify_run` checks each row against the event that
+introduced it. When a run finishes, its final event hash becomes a link of its workspace's ledger
+(`WorkspaceLedger`), so a removed tail of events, or a removed run, breaks the ledger too. An
+anchor (`beyond_audit anchor`) is a copy of the ledger heads kept outside the database: a chain
+recomputed after an edit no longer matches it.
+
+The recorder calls `event_hash` and `append_to_ledger`; `beyond_audit verify`, the periodic check
+and the audit page call the rest.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import logging
+import math
+from datetime import timedelta
+from typing import Any, Iterable
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from pipeline import events as ev
+from beyond_site.lib.chaining import GENESIS, canonical_json, link_hash
+from beyond_site.lib.db import db
+from beyond_site.runs.contexts import record_sha256
+from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
+                                     WorkspaceLedger)
+from beyond_site.workspaces.changelog import verify_changes
+from beyond_site.workspaces.models import Blob, Workspace, WorkspaceEvent
+
+# The admin change log's own chain (workspaces/changelog.py) is verified with the runs. It is
+# looked up by name only until both branches are merged; then this becomes a plain import.
+
+log = logging.getLogger("beyond.audit")
+
+#: The run status each final event leaves (the recorder writes it; verify expects it).
+FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
+                ev.RUN_CANCELLED: Run.CANCELLED}
+ANCHOR_KIND = "beyond-ledger-anchor"
+#: Problems shown per run on one line; the rest are counted.
+PROBLEMS_PER_RUN = 10
+#: Context records already checked in one pass (shared by many runs, each is checked once); past
+#: this many the pass forgets them, so its memory stays bounded however large the record.
+CONTEXTS_REMEMBERED = 50_000
+#: How often the embedded server asks whether a periodic check is due (the interval itself is
+#: BEYOND_CHAIN_CHECK_EVERY_S).
+CHECK_POLL_S = 60
+
+
+# -- the links ------------------------------------------------------------------------------------
+
+def _as_read_back(value: Any) -> Any:
+    """`value` as a JSON column gives it back on every database: keys as strings, and integral
+    floats as integers (PostgreSQL's jsonb returns 1e16 as 10000000000000000). A NaN or an
+    infinity, which has no JSON form, is hashed as null rather than refused: an odd figure from a
+    provider must not stop the record."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {str(k): _as_read_back(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_read_back(v) for v in value]
+    return value
+
+
+def event_hash(prev_hash: str, run_id: int, seq: int, type_: str, data: dict, at) -> str:
+    """The hash of one event: its content, linked to the previous event's hash (GENESIS first)."""
+    return link_hash(prev_hash, {"run": run_id, "seq": seq, "type": type_, "data": _as_read_back(data), "at": at})
+
+
+def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_hash: str, at) -> str:
+    return link_hash(prev_hash, {"workspace": workspace_id, "seq": seq, "run": run_id, "run_hash": run_hash,
+                                 "at": at})
+
+
+def run_head(run_id: int) -> str:
+    """The hash of the run's last event (GENESIS before its first)."""
+    return (RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("hash", flat=True).first()
+            or GENESIS)
+
+
+def append_to_ledger(run: Run, final_hash: str) -> WorkspaceLedger:
+    """Chain a finished run's final event hash into its workspace's ledger.
+
+    The workspace row is locked first, so two runs finishing at once take turns (on SQLite the
+    writers take turns anyway); the unique (workspace, seq) makes a fork impossible regardless.
+    Call inside the transaction that records the run's final event.
+    """
+    with transaction.atomic():
+        # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new
+        # run, a message) are not held up by it (PostgreSQL; a no-op on SQLite).
+        Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).first()
+        last = (WorkspaceLedger.objects.filter(workspace_id=run.workspace_id).order_by("-seq")
+                .values_list("seq", "hash").first())
+        seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+        at = timezone.now()
+        return WorkspaceLedger.objects.create(
+            workspace_id=run.workspace_id, seq=seq, run_id=run.pk, run_hash=final_hash, at=at,
+            hash=ledger_hash(prev, run.workspace_id, seq, run.pk, final_hash, at))
+
+
+# -- the rows each event implies, as fingerprints --------------------------------------------------
+
+def _fingerprint(*values: Any) -> str:
+    return hashlib.sha256(canonical_json(_as_read_back(list(values)))).hexdigest()
+
+
+def _cut(value: str | None, length: int) -> str | None:
+    return value[:length] if value else value
+
+
+def model_call_fields(p: ev.ModelCall) -> dict:
+    """The ModelCall row a model_call event implies, mapped as the recorder maps it (with the cut of
+    provider-supplied strings to their columns)."""
+    usage = p.usage or {}
+    return {
+        "role": p.role, "step_index": p.step, "attempt": p.attempt, "provider": p.provider[:20],
+        "model": p.model[:200], "model_served": _cut(p.model_served, 200), "effort": _cut(p.effort, 10),
+        "latency_s": p.latency_s or 0, "input_tokens": usage.get("input"),
+        "cache_read_tokens": usage.get("cache_read"), "cache_write_tokens": usage.get("cache_write"),
+        "output_tokens": usage.get("output"), "reasoning_tokens": usage.get("reasoning"), "cost": p.cost,
+        "cost_source": _cut(p.cost_source, 10), "transport_retries": p.transport_retries or 0,
+        "finish_reason": _cut(p.finish_reason, 40), "error": p.error, "context__sha256": p.context,
+    }
+
+
+MODEL_CALL_COLUMNS = tuple(model_call_fields(ev.ModelCall(role="", provider="", model="", effort=None)))
+
+
+@dataclasses.dataclass
+class _Expected:
+    """What the event log says the relational record must hold (fingerprints, keyed by row)."""
+
+    attempts: dict = dataclasses.field(default_factory=dict)  # (step, attempt) -> (seq, fp)
+    verdicts: dict = dataclasses.field(default_factory=dict)  # (step, attempt) -> [(seq, fp)]
+    calls: list = dataclasses.field(default_factory=list)  # [(seq, fp)] in order
+    released: dict = dataclasses.field(default_factory=dict)  # step -> (seq, fp)
+    brief: tuple | None = None  # (seq, brief)
+    summary: tuple | None = None  # (seq, summary, findings)
+    final: tuple | None = None  # (seq, type, reason, at)
+
+    def add(self, seq: int, type_: str, data: dict, at) -> None:
+        p = ev.load(type_, data)
+        if type_ == ev.ATTEMPT_DRAFTED:
+            self.attempts[(p.step, p.attempt)] = (seq, _fingerprint(p.draft, p.truncated))
+        elif type_ == ev.VERDICT_RECORDED:
+            self.verdicts.setdefault((p.step, p.attempt), []).append(
+                (seq, _fingerprint(p.source, p.raw, p.parsed, p.error)))
+        elif type_ == ev.MODEL_CALL:
+            self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
+        elif type_ == ev.STEP_RELEASED:
+            self.released[p.step] = (seq, _fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at))
+        elif type_ == ev.BRIEF_READY:
+            self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
+                                                        for s in p.brief.get("steps", [])])
+        elif type_ == ev.SUMMARY_READY:
+            self.summary = (seq, _fingerprint(p.summary, p.findings))
+        elif type_ in FINAL_STATUS:
+            self.final = (seq, type_, getattr(p, "reason", None))
+
+
+# -- verifying ---------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class RunReport:
+    run_id: int
+    events: int = 0
+    problems: list[str] = dataclasses.field(default_factory=list)
+    #: The first event whose link is broken (None when every link holds).
+    first_broken: int | None = None
+    ledger_seq: int | None = None
+    final_hash: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def line(self) -> str:
+        shown = self.problems[:PROBLEMS_PER_RUN]
+        more = len(self.problems) - len(shown)
+        return f"run {self.run_id}: " + "; ".join(shown) + (f"; and {more} more" if more else "")
+
+
+def _check_events(run: Run, report: RunReport, expected: _Expected) -> str | None:
+    """Walk the event log in order, checking every link; returns the last event's stored hash."""
+    prev, last_seq, at_final = GENESIS, 0, None
+    rows = (RunEvent.objects.filter(run_id=run.pk).order_by("seq")
+            .values_list("seq", "type", "data", "at", "hash").iterator(chunk_size=200))
+    for seq, type_, data, at, stored in rows:
+        report.events += 1
+        if seq != last_seq + 1:
+            missing = f"event {last_seq + 1}" if seq == last_seq + 2 else f"events {last_seq + 1} to {seq - 1}"
+            report.problems.append(f"{missing} missing (the log jumps from {last_seq} to {seq})")
+            report.first_broken = report.first_broken or last_seq + 1
+        try:
+            valid = event_hash(prev, run.pk, seq, type_, data, at) == stored
+        except (TypeError, ValueError):
+            valid = False
+        if not valid:
+            report.problems.append(f"event {seq} does not match its hash")
+            report.first_broken = report.first_broken or seq
+        try:
+            expected.add(seq, type_, data, at)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            report.problems.append(f"event {seq} ({type_}) cannot be read as its type")
+        if type_ in FINAL_STATUS:
+            at_final = at
+        prev, last_seq = stored, seq
+    if expected.final is not None:
+        expected.final = (*expected.final, at_final)
+    return None if last_seq == 0 else prev
+
+
+def _compare(report: RunReport, what: str, expected: dict, stored: dict) -> None:
+    """`expected` and `stored`: {row key: (seq or None, fingerprint)}; each difference is a problem."""
+    for key, (seq, fp) in expected.items():
+        row = stored.get(key)
+        if row is None:
+            report.problems.append(f"event {seq} records {what} {_key(key)} that is missing")
+        elif row != fp:
+            report.problems.append(f"{what} {_key(key)} does not match event {seq}")
+    for key in stored.keys() - expected.keys():
+        report.problems.append(f"{what} {_key(key)} has no event recording it")
+
+
+def _key(key) -> str:
+    if isinstance(key, tuple) and len(key) == 2:
+        return f"(step {key[0]}, attempt {key[1]})"
+    if isinstance(key, tuple):
+        return f"(step {key[0]}, attempt {key[1]}, #{key[2] + 1})"
+    return str(key)
+
+
+def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen: set[str]) -> None:
+    _compare(report, "the attempt", expected.attempts, {
+        (step, attempt): _fingerprint(draft, truncated) for step, attempt, draft, truncated in
+        Attempt.objects.filter(step__run_id=run.pk).values_list("step__index", "attempt", "draft", "truncated")})
+
+    expected_verdicts, stored_verdicts = {}, {}
+    for (step, attempt), items in expected.verdicts.items():
+        for n, item in enumerate(items):
+            expected_verdicts[(step, attempt, n)] = item
+    counters: dict = {}
+    for step, attempt, *values in (Verdict.objects.filter(attempt__step__run_id=run.pk).order_by("id").values_list(
+            "attempt__step__index", "attempt__attempt", "source", "raw", "parsed", "error")):
+        n = counters[(step, attempt)] = counters.get((step, attempt), -1) + 1
+        stored_verdicts[(step, attempt, n)] = _fingerprint(*values)
+    _compare(report, "the verdict", expected_verdicts, stored_verdicts)
+
+    calls = ModelCall.objects.filter(run_id=run.pk).order_by("id").values_list(*MODEL_CALL_COLUMNS)
+    expected_calls = {f"#{n + 1}": item for n, item in enumerate(expected.calls)}
+    stored_calls, context_shas = {}, set()
+    for n, values in enumerate(calls.iterator(chunk_size=200)):
+        stored_calls[f"#{n + 1}"] = _fingerprint(*values)
+        if values[-1]:
+            context_shas.add(values[-1])
+    _compare(report, "model call", expected_calls, stored_calls)
+    _check_contexts(report, context_shas - contexts_seen)
+    if len(contexts_seen) > CONTEXTS_REMEMBERED:  # memory stays bounded; a record is then checked again
+        contexts_seen.clear()
+    contexts_seen.update(context_shas)
+
+    steps = {index: (title, spec, _fingerprint(status, badge, content, warnings, released_at), status, content)
+             for index, title, spec, status, badge, content, warnings, released_at in Step.objects.filter(
+                 run_id=run.pk).values_list("index", "title", "content_spec", "status", "badge", "content",
+                                            "warnings", "released_at")}
+    _compare(report, "the release of step", expected.released,
+             {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
+    planned = {index: (title, spec) for index, title, spec in (expected.brief[2] if expected.brief else [])}
+    for index, (title, spec, *_rest) in steps.items():
+        if planned.get(index) != (title, spec):
+            report.problems.append(f"step {index} is not the step the brief planned")
+    for index in planned.keys() - steps.keys():
+        report.problems.append(f"step {index} of the brief is missing")
+
+    _check_run_fields(run, report, expected)
+
+
+def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
+    status, halt_reason, finished_at, brief, summary, findings = Run.objects.filter(pk=run.pk).values_list(
+        "status", "halt_reason", "finished_at", "brief", "summary", "summary_findings").get()
+    if expected.final is None:
+        if status in Run.FINISHED:
+            report.problems.append(f"the run is {status} but no event finished it")
+    else:
+        seq, type_, reason, at = expected.final
+        if (status, halt_reason, finished_at) != (FINAL_STATUS[type_], reason, at):
+            report.problems.append(f"the run's status, halt reason or end does not match event {seq}")
+    brief_seq, brief_fp = (expected.brief or (None, _fingerprint(None)))[:2]
+    if _fingerprint(brief) != brief_fp:
+        report.problems.append(f"the run's brief does not match {f'event {brief_seq}' if brief_seq else 'its events'}")
+    summary_seq, summary_fp = expected.summary or (None, _fingerprint(None, []))
+    if _fingerprint(summary, findings or []) != summary_fp:
+        report.problems.append(
+            f"the run's recap does not match {f'event {summary_seq}' if summary_seq else 'its events'}")
+
+
+def _check_contexts(report: RunReport, shas: set[str]) -> None:
+    """Each context record still hashes to its address, and each of its parts' bytes to theirs."""
+    if not shas:
+        return
+    blobs: set[str] = set()
+    for sha, parts in ContextRecord.objects.filter(sha256__in=shas).values_list("sha256", "parts").iterator():
+        try:
+            valid = record_sha256(parts) == sha
+        except (KeyError, TypeError):
+            valid = False
+        if not valid:
+            report.problems.append(f"the context record {sha[:12]} no longer matches its parts")
+        else:
+            blobs.update(part["blob"] for part in parts)
+    for sha, data in Blob.objects.filter(sha256__in=blobs).values_list("sha256", "data").iterator(chunk_size=20):
+        if hashlib.sha256(bytes(data)).hexdigest() != sha:
+            report.problems.append(f"the context part {sha[:12]} no longer matches its bytes")
+
+
+def _check_ledger_entry(run: Run, report: RunReport, final_hash: str | None, finished: bool) -> None:
+    entry = WorkspaceLedger.objects.filter(run_id=run.pk).values_list("seq", "run_hash").first()
+    report.final_hash = final_hash
+    if entry is None:
+        if finished:
+            report.problems.append("the run finished but its workspace's ledger has no row for it")
+        return
+    report.ledger_seq = entry[0]
+    if not finished:
+        report.problems.append(f"ledger row {entry[0]} holds the run, but it has not finished")
+    elif entry[1] != final_hash:
+        report.problems.append(f"its final event hash is not the one in ledger row {entry[0]} "
+                               "(the end of its event log was removed or rewritten)")
+
+
+def verify_run(run: Run, *, contexts_seen: set[str] | None = None) -> RunReport:
+    """Check one run's chain and every row its events imply. `contexts_seen`: context records
+    already checked in this pass (shared by many runs, each is checked once)."""
+    report, expected = RunReport(run.pk), _Expected()
+    final_hash = _check_events(run, report, expected)
+    _check_rows(run, report, expected, contexts_seen if contexts_seen is not None else set())
+    status = Run.objects.filter(pk=run.pk).values_list("status", flat=True).get()
+    _check_ledger_entry(run, report, final_hash, status in Run.FINISHED)
+    return report
+
+
+def run_problems(run: Run) -> list[str]:
+    return verify_run(run).problems
+
+
+@dataclasses.dataclass
+class WorkspaceReport:
+    workspace: Workspace
+    runs: int = 0
+    events: int = 0
+    ledger_rows: int = 0
+    broken: list[RunReport] = dataclasses.field(default_factory=list)
+    ledger: list[str] = dataclasses.field(default_factory=list)
+    changes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.broken or self.ledger or self.changes)
+
+    def lines(self) -> list[str]:
+        """One line per broken run, then the ledger's and the change log's problems."""
+        name = self.workspace.slug
+        return ([report.line() for report in self.broken] + [f"{name} ledger: {p}" for p in self.ledger]
+                + [f"{name} change log: {p}" for p in self.changes])
+
+
+def _check_ledger(workspace: Workspace, report: WorkspaceReport) -> None:
+    prev, last_seq = GENESIS, 0
+    rows = (WorkspaceLedger.objects.filter(workspace=workspace).order_by("seq")
+            .values_list("seq", "run_id", "run__workspace_id", "run_hash", "at", "hash").iterator(chunk_size=500))
+    for seq, run_id, run_workspace, run_hash, at, stored in rows:
+        report.ledger_rows += 1
+        if seq != last_seq + 1:
+            report.ledger.append(f"row {last_seq + 1} is missing (the ledger jumps from {last_seq} to {seq})")
+        if run_workspace != workspace.pk:
+            report.ledger.append(f"row {seq} holds run {run_id} of another workspace")
+        if ledger_hash(prev, workspace.pk, seq, run_id, run_hash, at) != stored:
+            report.ledger.append(f"row {seq} (run {run_id}) does not match its hash")
+        prev, last_seq = stored, seq
+
+
+def verify_workspace(workspace: Workspace) -> WorkspaceReport:
+    """Every run of the workspace, its ledger and its admin change log, one run at a time."""
+    report, contexts_seen = WorkspaceReport(workspace), set()
+    for run in Run.objects.filter(workspace=workspace).order_by("id").only("id").iterator(chunk_size=200):
+        run_report = verify_run(run, contexts_seen=contexts_seen)
+        report.runs += 1
+        report.events += run_report.events
+        if not run_report.ok:
+            report.broken.append(run_report)
+    _check_ledger(workspace, report)
+    report.changes = list(verify_changes(workspace))
+    return report
+
+
+def summary_line(reports: Iterable[WorkspaceReport]) -> str:
+    reports = list(reports)
+    broken = sum(len(r.broken) for r in reports)
+    other = sum(len(r.ledger) + len(r.changes) for r in reports)
+    counts = (f"{len(reports)} workspace{'s' if len(reports) != 1 else ''}, {sum(r.runs for r in reports)} runs, "
+              f"{sum(r.events for r in reports)} events, {sum(r.ledger_rows for r in reports)} ledger rows")
+    if not broken and not other:
+        return f"record intact: {counts} verified"
+    return f"record BROKEN: {broken} run{'s' if broken != 1 else ''} and {other} other problem" \
+           f"{'s' if other != 1 else ''} found in {counts}"
+
+
+# -- anchors ---------------------------------------------------------------------------------------
+
+def make_anchor() -> dict:
+    """Record and return the ledger head of every workspace, to be kept outside the database."""
+    at = timezone.now()
+    heads = {}
+    for workspace_id, slug in Workspace.objects.order_by("slug").values_list("id", "slug"):
+        head = (WorkspaceLedger.objects.filter(workspace_id=workspace_id).order_by("-seq")
+                .values_list("seq", "hash").first())
+        heads[slug] = {"seq": head[0], "hash": head[1]} if head else {"seq": 0, "hash": GENESIS}
+        # The admin change log's head too: rows cut from its end leave no gap the chain could show.
+        changes = (WorkspaceEvent.objects.filter(workspace_id=workspace_id).order_by("-seq")
+                   .values_list("seq", "hash").first())
+        heads[slug]["changes"] = {"seq": changes[0], "hash": changes[1]} if changes else {"seq": 0, "hash": GENESIS}
+    document = {"kind": ANCHOR_KIND, "at": at.isoformat(timespec="microseconds"), "heads": heads}
+    LedgerAnchor.objects.create(at=at, document=document)
+    return document
+
+
+def verify_against(document: dict, slug: str | None = None) -> list[str]:
+    """Problems of the ledger against a kept anchor: the row at each anchored seq must still hold
+    the anchored hash (a chain recomputed after an edit does not)."""
+    if not isinstance(document, dict) or document.get("kind") != ANCHOR_KIND:
+        return ["the anchor file is not a Beyond ledger anchor"]
+    problems = []
+    for name, head in sorted(document.get("heads", {}).items()):
+        if slug is not None and name != slug:
+            continue
+        problems += _changes_against(name, head.get("changes") or {}, document.get("at"))
+        if not head.get("seq"):
+            continue
+        stored = (WorkspaceLedger.objects.filter(workspace__slug=name, seq=head["seq"])
+                  .values_list("hash", "run_id").first())
+        if stored is None:
+            problems.append(f"{name} ledger: row {head['seq']}, anchored at {document.get('at')}, is gone")
+        elif stored[0] != head["hash"]:
+            problems.append(f"{name} ledger: row {head['seq']} (run {stored[1]}) no longer has the hash anchored at "
+                            f"{document.get('at')}: the chain was rewritten")
+    return problems
+
+
+def _changes_against(slug: str, head: dict, at) -> list[str]:
+    if not head.get("seq"):
+        return []
+    stored = WorkspaceEvent.objects.filter(workspace__slug=slug, seq=head["seq"]).values_list("hash", flat=True).first()
+    if stored is None:
+        return [f"{slug} change log: change {head['seq']}, anchored at {at}, is gone"]
+    if stored != head["hash"]:
+        return [f"{slug} change log: change {head['seq']} no longer has the hash anchored at {at}: "
+                "the log was rewritten"]
+    return []
+
+
+# -- the periodic check and what pages show ----------------------------------------------------------
+
+def check_all() -> list[ChainCheck]:
+    """Verify every workspace and record the outcome of each (shown to its admins and auditors)."""
+    checks = []
+    for workspace in Workspace.objects.order_by("id").iterator():
+        report = verify_workspace(workspace)
+        checks.append(ChainCheck.objects.create(workspace=workspace, at=timezone.now(), ok=report.ok,
+                                                problems=report.lines()))
+        if not report.ok:
+            log.error("the record of workspace %s is broken: %s", workspace.slug, "; ".join(report.lines()))
+    return checks
+
+
+def check_if_due() -> bool:
+    """Run `check_all` if the last check is older than BEYOND_CHAIN_CHECK_EVERY_S; True if it ran."""
+    last = ChainCheck.objects.order_by("-at").values_list("at", flat=True).first()
+    if last is not None and timezone.now() - last < timedelta(seconds=settings.BEYOND_CHAIN_CHECK_EVERY_S):
+        return False
+    check_all()
+    return True
+
+
+async def check_periodically() -> None:
+    """Embedded mode: the periodic check, on the server's own event loop (beside the run sweeper)."""
+    while True:
+        try:
+            await db(check_if_due)()
+        except Exception:
+            log.exception("the periodic check of the record failed")
+        await asyncio.sleep(CHECK_POLL_S)
+
+
+def failed_check(workspace: Workspace) -> ChainCheck | None:
+    """The workspace's latest check if it failed (a later passing check clears it)."""
+    latest = ChainCheck.objects.filter(workspace=workspace).order_by("-at", "-id").first()
+    return latest if latest is not None and not latest.ok else None
+
+
+def chain_status(run: Run) -> dict:
+    """The run's chain, verified now, for its audit page."""
+    report = verify_run(run)
+    return {"ok": report.ok, "checked_at": timezone.now(), "events": report.events,
+            "problems": report.problems, "first_broken": report.first_broken,
+            "ledger_seq": report.ledger_seq, "final_hash": report.final_hash}
