@@ -1,12 +1,14 @@
 from django.urls import path
 
-from beyond_site.audit import views
+from beyond_site.audit import usage, views
 
 # Mounted at w/<slug:slug>/audit/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "audit"
 urlpatterns = [
     path("", views.run_list, name="runs"),
     path("export.json", views.list_export, name="list_export"),
+    path("usage/", usage.usage_page, name="usage"),
+    path("usage.csv", usage.usage_csv, name="usage_csv"),
     path("runs/<int:run_id>/", views.run_detail, name="run"),
     path("runs/<int:run_id>/trace.json", views.run_export, name="run_export"),
     path("runs/<int:run_id>/seen", views.seen, name="seen"),
