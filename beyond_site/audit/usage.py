@@ -109,6 +109,10 @@ def compact(value: float) -> str:
     return f"{value:g}"
 
 
+def money_tick(value: float) -> str:
+    return "$" + (compact(value) if value >= 1000 else f"{value:.3g}")
+
+
 def token_cell(tally: Tally, name: str) -> dict:
     value = tally.tokens(name)
     missing = tally.missing[name]
@@ -164,7 +168,7 @@ def cost_by_month(report, months: list[date]) -> dict:
                       "total": cost_cell(tally) if tally.calls else None})
     return {"id": "chart-cost-month", "headers": roles, "rows": table,
             "chart": bar_chart("Cost per month, by role (USD)", bars, [(r, r) for r in roles],
-                               tick_label=lambda v: f"${v:.2g}" if v else "$0")}
+                               tick_label=money_tick)}
 
 
 def tokens_by_model(report) -> dict:
@@ -185,7 +189,7 @@ def runs_by_status(report) -> dict:
     rows += [{"label": s, "count": report.runs_by_status[s]} for s in extra]
     bars = [Bar(r["label"], (("runs", r["count"]),), str(r["count"])) for r in rows]
     return {"id": "chart-runs-status", "rows": rows,
-            "chart": bar_chart("Runs by status", bars, [("runs", "runs")], tick_label=lambda v: f"{v:g}")}
+            "chart": bar_chart("Runs by status", bars, [("runs", "runs")], whole=True)}
 
 
 def _badge_label(key: str) -> str:
@@ -198,7 +202,7 @@ def steps_by_badge(report) -> dict:
             for k in keys]
     bars = [Bar(r["label"], (("steps", r["steps"]),), f"{r['steps']} in {r['runs']} runs") for r in rows]
     return {"id": "chart-steps-badge", "rows": rows,
-            "chart": bar_chart("Steps by badge", bars, [("steps", "steps")], tick_label=lambda v: f"{v:g}")}
+            "chart": bar_chart("Steps by badge", bars, [("steps", "steps")], whole=True)}
 
 
 # ---- the views -------------------------------------------------------------------------------

@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-WIDTH = 600
+WIDTH = 680
 LABEL_X = 6            # row labels, left-aligned
 PLOT_X = 150           # where 0 is
-PLOT_W = 300
+PLOT_W = 320
 NOTE_X = PLOT_X + PLOT_W + 8
 TOP = 24               # room for the axis labels
 ROW_H = 22
@@ -31,15 +31,25 @@ class Bar:
     note: str = ""
 
 
+NICE = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+
+
 def nice_ceiling(value: float) -> float:
-    """The smallest of 1, 2, 2.5, 5 times a power of ten that is >= value (the axis' end)."""
+    """The smallest round number (one of NICE times a power of ten) that is >= value."""
     if value <= 0:
         return 1.0
     power = 10 ** math.floor(math.log10(value))
-    for step in (1, 2, 2.5, 5, 10):
+    for step in NICE:
         if step * power >= value * (1 - 1e-12):
             return step * power
     return 10 * power
+
+
+def axis_end(value: float, *, whole: bool = False) -> float:
+    """Where the axis ends for a largest bar of `value`: four equal steps, whole numbers for counts."""
+    if not whole:
+        return nice_ceiling(value)
+    return 4 * max(1, math.ceil(nice_ceiling(math.ceil(value / 4))))
 
 
 def _short(label: str) -> str:
@@ -47,13 +57,14 @@ def _short(label: str) -> str:
 
 
 def bar_chart(title: str, bars: list[Bar], series: list[tuple[str, str]],
-              tick_label: Callable[[float], str] = lambda v: f"{v:g}") -> dict:
+              tick_label: Callable[[float], str] = lambda v: f"{v:g}", whole: bool = False) -> dict:
     """Everything the template needs to draw `bars`, positions precomputed.
 
     `series`: (key, label) pairs in drawing order; a segment's colour is its series' position.
+    `whole`: the values are counts, so the ticks fall on whole numbers.
     """
     index = {key: i % SERIES_CLASSES for i, (key, _) in enumerate(series)}
-    top = nice_ceiling(max((sum(v for _, v in b.segments) for b in bars), default=0.0))
+    top = axis_end(max((sum(v for _, v in b.segments) for b in bars), default=0.0), whole=whole)
     scale = PLOT_W / top
     rows, y = [], TOP
     for bar in bars:

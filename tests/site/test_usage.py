@@ -321,3 +321,16 @@ def test_the_number_of_queries_does_not_grow_with_the_calls(client, seeded, acme
                       0.01 * i, "reported")
     assert (_queries(client, PAGE), _queries(client, CSV_URL)) == (page_before, csv_before)
     assert page_before <= 10
+
+
+def test_the_chart_axes_end_on_round_numbers_and_counts_on_whole_ones():
+    from beyond_site.audit.usage_charts import Bar, axis_end, bar_chart
+    assert [axis_end(v) for v in (0, 0.06, 0.11, 7, 12000)] == [1.0, 0.06, 0.12, 8, 12000]
+    assert [axis_end(v, whole=True) for v in (0, 1, 5, 9, 101)] == [4, 4, 8, 12, 120]
+    chart = bar_chart("t", [Bar("a", (("x", 3), ("y", 1))), Bar("b", (("x", 0),))], [("x", "x"), ("y", "y")],
+                      whole=True)
+    first, second = chart["rows"]
+    # 3 and 1 of an axis ending at 4: three quarters and one quarter of the plot, side by side.
+    assert [(p["cls"], p["w"]) for p in first["parts"]] == [("usage-s0", 240.0), ("usage-s1", 80.0)]
+    assert first["parts"][1]["x"] == first["parts"][0]["x"] + 240.0
+    assert second["parts"] == [] and [t["label"] for t in chart["ticks"]] == ["0", "1", "2", "3", "4"]
