@@ -33,6 +33,8 @@ DEFAULT_MONTHS = 12
 MONTHS_DRAWN_MAX = 36
 BADGE_ORDER = (badges.PASSED, badges.PASSED_AFTER_RERENDER, badges.WARNING, badges.HALTED, Step.NOT_RELEASED)
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Dates outside these are refused (the range's end is the day after `date_to`, which must exist).
+FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9998, 12, 31)
 
 
 def require_usage_reader(request, slug: str) -> Membership:
@@ -66,6 +68,10 @@ class UsageFilterForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        for name in ("date_from", "date_to"):
+            if data.get(name) and not FIRST_DAY <= data[name] <= LAST_DAY:
+                self.add_error(name, f"Choose a day between {FIRST_DAY} and {LAST_DAY}")
+                data.pop(name, None)
         if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
             self.add_error("date_to", "The end comes before the start")
             data.pop("date_to", None)

@@ -334,3 +334,12 @@ def test_the_chart_axes_end_on_round_numbers_and_counts_on_whole_ones():
     assert [(p["cls"], p["w"]) for p in first["parts"]] == [("usage-s0", 240.0), ("usage-s1", 80.0)]
     assert first["parts"][1]["x"] == first["parts"][0]["x"] + 240.0
     assert second["parts"] == [] and [t["label"] for t in chart["ticks"]] == ["0", "1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize("params", [{"date_to": "9999-12-31"}, {"date_from": "0001-01-01"},
+                                    {"date_from": "2026-13-45"}, {"role": "boss", "model": "x" * 500}])
+def test_odd_filters_are_ignored_never_a_500(client, seeded, params):
+    client.force_login(seeded["auditor"])
+    for url in (PAGE, CSV_URL):
+        assert client.get(url, params).status_code == 200
+    assert "(filter ignored)" in client.get(PAGE, params).content.decode()
