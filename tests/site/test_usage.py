@@ -259,6 +259,8 @@ def test_admins_and_auditors_may_read_it_members_may_not_and_strangers_see_nothi
     for who, status in (("admin", 200), ("auditor", 200), ("member", 403), ("stranger", 404)):
         client.force_login(seeded[who])
         assert client.get(url).status_code == status, who
+    client.force_login(seeded["member"])
+    assert b"for the workspace&#x27;s admins and auditors" in client.get(url).content
     client.logout()
     assert client.get(url).status_code == 302
 
