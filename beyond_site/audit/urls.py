@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.audit import changes, research, views
+from beyond_site.audit import changes, research, usage, views
 
 # Mounted at w/<slug:slug>/audit/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "audit"
@@ -8,6 +8,8 @@ urlpatterns = [
     path("", views.run_list, name="runs"),
     path("changes/", changes.change_list, name="changes"),
     path("export.json", views.list_export, name="list_export"),
+    path("usage/", usage.usage_page, name="usage"),
+    path("usage.csv", usage.usage_csv, name="usage_csv"),
     path("runs/<int:run_id>/", views.run_detail, name="run"),
     path("runs/<int:run_id>/trace.json", views.run_export, name="run_export"),
     path("runs/<int:run_id>/seen", views.seen, name="seen"),

@@ -56,6 +56,17 @@ def test_the_audit_pages_link_to_it(acme, carol):
     assert f'href="{URL}"' in html
 
 
+def test_members_are_shown_no_link_to_pages_they_may_not_read_on_any_audit_page(acme, bob, carol):
+    from tests.site.chat_support import new_run
+
+    run = new_run(acme, bob)
+    for page in ("/w/acme/audit/", f"/w/acme/audit/runs/{run.pk}/", f"/w/acme/audit/runs/{run.pk}/seen?q=x"):
+        member_html = client_for(bob).get(page).content.decode()
+        assert URL not in member_html and "/w/acme/audit/usage/" not in member_html, page
+        auditor_html = client_for(carol).get(page).content.decode()
+        assert URL in auditor_html and "/w/acme/audit/usage/" in auditor_html, page
+
+
 def test_it_shows_who_when_what_and_before_after_readably(acme, alice, carol):
     services.set_budget(acme, {"max_tokens_per_run": 40000}, user=alice)
     services.set_enabled_frameworks(acme, ["gdpr"], user=alice)
