@@ -14,7 +14,7 @@ from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from pipeline import badges, events as ev
@@ -50,6 +50,26 @@ def explicit_timestamps(*fields):
     finally:
         for f, value in saved:
             f.auto_now_add = value
+
+
+def insert_rows(objects: list[models.Model]) -> None:
+    """INSERT unsaved rows that no later row points to, without bulk_create's per-object work.
+
+    bulk_create costs most of the seeding time by the million rows; a plain executemany of the
+    values, each prepared by its field for this database (JSON, timestamps), costs a fraction.
+    """
+    if not objects:
+        return
+    meta = objects[0]._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    prepared = {f.attname for f in fields if isinstance(f, (models.JSONField, models.DateTimeField))}
+    sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} "
+           f"({', '.join(connection.ops.quote_name(f.column) for f in fields)}) "
+           f"VALUES ({', '.join(['%s'] * len(fields))})")
+    rows = [tuple(f.get_db_prep_save(getattr(o, f.attname), connection) if f.attname in prepared
+                  else getattr(o, f.attname) for f in fields) for o in objects]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def shallow_dict(payload: ev.Payload) -> dict:
@@ -188,9 +208,9 @@ class HistorySeeder:
             calls.append(self._call(run, p, "planner", p["created"] + timedelta(seconds=2)))
             if p["status"] == Run.COMPLETED:
                 calls.append(self._call(run, p, "summarizer", p["created"] + timedelta(seconds=38)))
-        Verdict.objects.bulk_create(verdicts)
-        ModelCall.objects.bulk_create(calls)
-        RunEvent.objects.bulk_create([e for run, p in zip(runs, plans) for e in self._events(run, p)])
+        insert_rows(verdicts)
+        insert_rows(calls)
+        insert_rows([e for run, p in zip(runs, plans) for e in self._events(run, p)])
 
     def _brief(self, p) -> dict:
         return {"task": TASKS[p["n"] % len(TASKS)].format(n=p["n"]), "judgments": ["Audience: all staff."],

@@ -39,12 +39,13 @@ def list_rows(runs: list[Run]) -> list[dict]:
     """
     ids = [r.pk for r in runs]
     steps = defaultdict(lambda: {"released": 0, "total": 0, "warnings": 0})
-    for s in Step.objects.filter(run_id__in=ids).values("run_id", "status", "warnings"):
+    # order_by(): the models' default orderings go through the run, and would join it for nothing.
+    for s in Step.objects.filter(run_id__in=ids).order_by().values("run_id", "status", "warnings"):
         row = steps[s["run_id"]]
         row["total"] += 1
         row["released"] += s["status"] == Step.RELEASED
         row["warnings"] += len(s["warnings"] or [])
-    costs = {c["run_id"]: c for c in ModelCall.objects.filter(run_id__in=ids).values("run_id")
+    costs = {c["run_id"]: c for c in ModelCall.objects.filter(run_id__in=ids).order_by().values("run_id")
              .annotate(cost=Sum("cost"), calls=Count("id"))}
     return [
         {"run": r, "released": steps[r.pk]["released"], "total": steps[r.pk]["total"],

@@ -116,6 +116,11 @@ class Step(models.Model):
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_step_per_index")]
+        indexes = [
+            # The run history's badge filter ("runs with a warning step"): found from the steps,
+            # without reading every step of the workspace (audit/filters.py).
+            models.Index(fields=["status", "badge", "run"], name="step_badge_idx"),
+        ]
 
     def save(self, *args, **kwargs):
         if not self._state.adding and Run.objects.filter(pk=self.run_id, status__in=Run.FINISHED).exists():
