@@ -23,6 +23,8 @@ LONG_FIELDS = {"brief", "draft", "content", "raw", "topology", "summary"}
 SUMMARY_VALUE_CHARS = 120
 # Unchanged lines kept around each change of a re-render's diff; longer unchanged stretches fold.
 DIFF_CONTEXT_LINES = 2
+# A diff costs up to the product of the two drafts' line counts: past this, show the draft whole.
+DIFF_MAX_LINES = 4000
 
 
 def step_label(status: str, badge: str | None) -> str:
@@ -137,10 +139,13 @@ def _skipped(count: int) -> dict:
 
 
 def attempt_views(attempts: list[dict]) -> list[dict]:
-    """The trace's attempts, each after the first with its diff against the one before it."""
+    """The trace's attempts, each after the first with its diff against the one before it (None,
+    and the draft shown whole, for the first and for drafts too long to compare)."""
     views = []
     for n, attempt in enumerate(attempts):
-        diff = draft_diff(attempts[n - 1]["draft"], attempt["draft"]) if n else None
+        diff = None
+        if n and max(len(a["draft"].splitlines()) for a in (attempts[n - 1], attempt)) <= DIFF_MAX_LINES:
+            diff = draft_diff(attempts[n - 1]["draft"], attempt["draft"])
         views.append({**attempt, "diff": diff, "previous": attempts[n - 1]["attempt"] if n else None})
     return views
 

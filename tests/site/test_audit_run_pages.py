@@ -223,3 +223,12 @@ def test_seeded_runs_are_finished_and_read_back_like_real_ones(auditor, client):
     for run in runs:
         html_of(client, f"/w/hist/audit/runs/{run.pk}/")
     assert Workspace.objects.get(slug="hist").name == "hist (seeded history)"
+
+
+def test_drafts_too_long_to_compare_are_shown_whole():
+    from beyond_site.audit.presenters import DIFF_MAX_LINES, attempt_views
+    long = "\n".join(f"line {i}" for i in range(DIFF_MAX_LINES + 1))
+    views = attempt_views([{"attempt": 1, "draft": "short"}, {"attempt": 2, "draft": long}])
+    assert views[0]["diff"] is None and views[1]["diff"] is None
+    views = attempt_views([{"attempt": 1, "draft": "a"}, {"attempt": 2, "draft": "b"}])
+    assert views[1]["diff"] == [{"kind": "removed", "text": "a"}, {"kind": "added", "text": "b"}]
