@@ -3,6 +3,14 @@
 (function () {
   "use strict";
 
+  // -- the viewer's time zone, for the times the server writes (beyond_site/lib/timezones.py) -------
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && /^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone) && ("; " + document.cookie + ";").indexOf("; tz=" + zone + ";") === -1) {
+      document.cookie = "tz=" + zone + "; path=/; max-age=31536000; SameSite=Lax";
+    }
+  } catch (e) { /* no Intl: times stay in UTC */ }
+
   function nearBottom(el) {
     return el.scrollHeight - el.scrollTop - el.clientHeight < 120;
   }

@@ -7,19 +7,24 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from difflib import SequenceMatcher
 from urllib.parse import urlsplit, urlunsplit
 
 from django.db.models import Count, Sum
 
 from pipeline import badges, events as ev
+from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
-from beyond_site.runs.selectors import iso
 
 STATUS_LABELS = {Step.HALTED: "halted", Step.NOT_RELEASED: "not released", Step.PENDING: "pending"}
 
 # Event fields too long for a one-line summary: the page shows them in full elsewhere.
 LONG_FIELDS = {"brief", "draft", "content", "raw", "topology", "summary"}
 SUMMARY_VALUE_CHARS = 120
+# Unchanged lines kept around each change of a re-render's diff; longer unchanged stretches fold.
+DIFF_CONTEXT_LINES = 2
+# A diff costs up to the product of the two drafts' line counts: past this, show the draft whole.
+DIFF_MAX_LINES = 4000
 
 
 def step_label(status: str, badge: str | None) -> str:
@@ -29,15 +34,20 @@ def step_label(status: str, badge: str | None) -> str:
 
 
 def list_rows(runs: list[Run]) -> list[dict]:
-    """One row per run for the list page, with two grouped queries for the whole page."""
+    """One row per run for the list page, with two grouped queries for the whole page.
+
+    `runs` should come with `created_by` selected (the "started by" column), so that no row
+    queries on its own.
+    """
     ids = [r.pk for r in runs]
     steps = defaultdict(lambda: {"released": 0, "total": 0, "warnings": 0})
-    for s in Step.objects.filter(run_id__in=ids).values("run_id", "status", "warnings"):
+    # order_by(): the models' default orderings go through the run, and would join it for nothing.
+    for s in Step.objects.filter(run_id__in=ids).order_by().values("run_id", "status", "warnings"):
         row = steps[s["run_id"]]
         row["total"] += 1
         row["released"] += s["status"] == Step.RELEASED
         row["warnings"] += len(s["warnings"] or [])
-    costs = {c["run_id"]: c for c in ModelCall.objects.filter(run_id__in=ids).values("run_id")
+    costs = {c["run_id"]: c for c in ModelCall.objects.filter(run_id__in=ids).order_by().values("run_id")
              .annotate(cost=Sum("cost"), calls=Count("id"))}
     return [
         {"run": r, "released": steps[r.pk]["released"], "total": steps[r.pk]["total"],
@@ -93,9 +103,76 @@ def event_summary(data: dict) -> str:
 
 
 def event_rows(events: list[RunEvent]) -> list[dict]:
-    return [{"seq": e.seq, "type": e.type, "at": iso(e.at),
-             "summary": event_summary(e.data)}
+    return [{"seq": e.seq, "type": e.type, "at": e.at, "summary": event_summary(e.data)}
             for e in events]
+
+
+def draft_diff(before: str, after: str, context: int = DIFF_CONTEXT_LINES) -> list[dict]:
+    """What a re-render changed, line by line: [{"kind": "same"|"added"|"removed"|"skipped", "text"}].
+
+    Long unchanged stretches fold into one "skipped" line saying how many lines they hold. The
+    texts are model output: the template escapes them like any other text.
+    """
+    old, new = (before or "").splitlines(), (after or "").splitlines()
+    if old == new:
+        return []
+    lines: list[dict] = []
+    shown_to = 0  # lines of `old` accounted for so far
+    for group in SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(context):
+        start = group[0][1]
+        if start > shown_to:
+            lines.append(_skipped(start - shown_to))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [{"kind": "same", "text": t} for t in old[i1:i2]]
+                continue
+            lines += [{"kind": "removed", "text": t} for t in old[i1:i2]]
+            lines += [{"kind": "added", "text": t} for t in new[j1:j2]]
+        shown_to = group[-1][2]
+    if shown_to < len(old):
+        lines.append(_skipped(len(old) - shown_to))
+    return lines
+
+
+def _skipped(count: int) -> dict:
+    return {"kind": "skipped", "text": f"… {count} unchanged line{'s' if count != 1 else ''} …"}
+
+
+def attempt_views(attempts: list[dict]) -> list[dict]:
+    """The trace's attempts, each after the first with its diff against the one before it (None,
+    and the draft shown whole, for the first and for drafts too long to compare)."""
+    views = []
+    for n, attempt in enumerate(attempts):
+        diff = None
+        if n and max(len(a["draft"].splitlines()) for a in (attempts[n - 1], attempt)) <= DIFF_MAX_LINES:
+            diff = draft_diff(attempts[n - 1]["draft"], attempt["draft"])
+        views.append({**attempt, "diff": diff, "previous": attempts[n - 1]["attempt"] if n else None})
+    return views
+
+
+def conversation_link(run: Run) -> dict | None:
+    """The run's conversation as the detail page links it: its id and title, and whether the chat
+    still shows it (a deleted conversation is hidden there; its runs stay here)."""
+    if run.conversation_id is None:
+        return None
+    conversation = run.conversation
+    return {"id": conversation.pk, "title": conversation.title, "visible": conversation.deleted_at is None}
+
+
+def call_status(call: ModelCall) -> str:
+    """One word for a call's outcome: "error", the finish reason when it is not a plain stop, else "ok"."""
+    if call.error:
+        return "error"
+    if call.finish_reason and call.finish_reason != "stop":
+        return call.finish_reason
+    return "ok"
+
+
+def call_rows(calls) -> list[dict]:
+    """The model calls table: what is read first, the rest kept for the row's "more" panel."""
+    return [{"call": c, "status": call_status(c),
+             "tokens_reported": c.input_tokens is not None or c.output_tokens is not None}
+            for c in calls]
 
 
 def step_notes(events: list[RunEvent]) -> dict[int, dict]:
@@ -121,5 +198,8 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
     for step in trace["steps"]:
         note = notes.get(step["index"], {"halt_reasons": [], "rerender_issues": []})
         status = Step.PENDING if step["index"] in pending else step["status"]
-        steps.append({**step, "label": step_label(status, step["badge"]), "css": step["badge"] or status, **note})
+        steps.append({**step, "label": step_label(status, step["badge"]), "css": step["badge"] or status, **note,
+                      # Rendered by the chat's own renderer, so the auditor reads what the member read.
+                      "html": markdown_to_html(step["content"]) if step["content"] is not None else None,
+                      "attempts": attempt_views(step["attempts"])})
     return steps

@@ -50,7 +50,8 @@ def _json_attachment(data, filename: str) -> HttpResponse:
 def run_list(request, slug: str):
     membership = _membership(request, slug)
     runs, form = filtered_runs(membership.workspace, request.GET)
-    page = Paginator(runs, PAGE_SIZE).get_page(request.GET.get("page"))
+    # The rows show who started each run: selected with the page, not one query a row.
+    page = Paginator(runs.select_related("created_by"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "audit/run_list.html", {
         "workspace": membership.workspace, "membership": membership, "form": form, "page": page,
         "rows": presenters.list_rows(list(page.object_list)), "export_cap": EXPORT_CAP,
@@ -66,7 +67,8 @@ def run_detail(request, slug: str, run_id: int):
     return render(request, "audit/run_detail.html", {
         "workspace": run.workspace, "run": run, "trace": trace,
         "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run, events),
-        "calls": run.model_calls.order_by("id"), "events": presenters.event_rows(events),
+        "calls": presenters.call_rows(run.model_calls.order_by("id")), "events": presenters.event_rows(events),
+        "conversation": presenters.conversation_link(run),
         "research": research_summary(events),
     })
 

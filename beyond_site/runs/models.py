@@ -76,6 +76,11 @@ class Run(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["workspace", "idempotency_key"], name="one_run_per_idempotency_key"),
         ]
+        indexes = [
+            # The auditors' run history: a workspace's runs newest first, read a page at a time
+            # (audit/filters.py). Scanned backwards, it gives the page without sorting the history.
+            models.Index(fields=["workspace", "created_at", "id"], name="run_history_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"Run {self.pk} ({self.status})"
@@ -111,6 +116,11 @@ class Step(models.Model):
     class Meta:
         ordering = ["run", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_step_per_index")]
+        indexes = [
+            # The run history's badge filter ("runs with a warning step"): found from the steps,
+            # without reading every step of the workspace (audit/filters.py).
+            models.Index(fields=["status", "badge", "run"], name="step_badge_idx"),
+        ]
 
     def save(self, *args, **kwargs):
         if not self._state.adding and Run.objects.filter(pk=self.run_id, status__in=Run.FINISHED).exists():

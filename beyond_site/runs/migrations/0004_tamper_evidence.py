@@ -43,7 +43,7 @@ def chain_existing_runs(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('runs', '0002_working_loop'),
+        ('runs', '0003_run_history_index'),
         ('workspaces', '0006_workspace_budget'),
     ]
 
