@@ -13,6 +13,7 @@ their run's end; runs lost; the server processes' peak RSS and CPU time.
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import asyncio
 import json
 import os
@@ -107,11 +108,17 @@ class Member:
     async def go(self, start: asyncio.Event, timeout: float) -> None:
         try:
             async with httpx.AsyncClient(base_url=self.base, timeout=60) as client:
-                page = await client.get("/accounts/login/")
-                token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-                await client.post("/accounts/login/", data={"csrfmiddlewaretoken": token, "username": f"load{self.n}",
-                                                            "password": PASSWORD})
-                chat = await client.get("/w/load/")
+                # Getting in is not measured: a member told "busy, try again" (503) tries again.
+                for _ in range(10):
+                    page = await client.get("/accounts/login/")
+                    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+                    if token and (await client.post("/accounts/login/", data={
+                            "csrfmiddlewaretoken": token.group(1), "username": f"load{self.n}",
+                            "password": PASSWORD})).status_code != 503:
+                        chat = await client.get("/w/load/")
+                        if chat.status_code == 200:
+                            break
+                    await asyncio.sleep(1 + self.n % 5)
                 csrf = client.cookies.get("csrftoken")
                 key = re.search(r'name="idempotency_key"[^>]*value="([^"]+)"', chat.text).group(1)
                 await start.wait()
@@ -138,11 +145,12 @@ class Member:
             self.error = self.error or f"{type(exc).__name__}: {exc}"[:200]
 
 
-async def drive(base: str, runs: int, timeout: float) -> list[Member]:
+async def drive(base: str, runs: int, timeout: float, on_start=lambda: None) -> list[Member]:
     start = asyncio.Event()
     members = [Member(base, n) for n in range(runs)]
     tasks = [asyncio.create_task(m.go(start, timeout)) for m in members]
     await asyncio.sleep(min(60, 2 + runs * 0.15))  # everyone logged in and on the page
+    on_start()
     start.set()
     await asyncio.gather(*tasks)
     return members
@@ -170,6 +178,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--profile", metavar="SVG", help="record the web process with py-spy during the runs")
     args = parser.parse_args()
     if args.mode == "scaled" and args.db != "postgres":
         raise SystemExit("the scaled mode runs on PostgreSQL: add --db postgres")
@@ -204,9 +213,21 @@ def main() -> int:
         base = f"http://127.0.0.1:{port}"
         wait_http(base + "/accounts/login/", procs[0], log)
         started = time.monotonic()
-        members = asyncio.run(drive(base, args.runs, args.timeout))
+        at_start: list[tuple[float, float]] = []
+        spy: list[subprocess.Popen] = []
+
+        def runs_begin():  # the logins are done: what follows is the runs' own cost
+            at_start.extend(proc_usage(p.pid) for p in procs)
+            if args.profile:
+                spy.append(subprocess.Popen(["py-spy", "record", "-p", str(procs[0].pid), "-o", args.profile,
+                                             "-r", "50", "--nonblocking", "--gil", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
+
+        members = asyncio.run(drive(base, args.runs, args.timeout, runs_begin))
         elapsed = time.monotonic() - started
         usage = [proc_usage(p.pid) for p in procs]
+        for p in spy:
+            p.send_signal(2)  # py-spy writes its profile on SIGINT
+            p.wait(timeout=60)
         record = json.loads(manage(env, "shell", "-v", "0", "-c", EVENTS))
     finally:
         for p in procs:
@@ -244,8 +265,16 @@ def main() -> int:
     errors = sorted({m.error for m in members if m.error})
     for error in errors[:5]:
         print(f"  error: {error}")
-    for n, (peak, cpu) in enumerate(usage):
-        print(f"process {n} ({'daphne' if n == 0 else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s")
+    for n, ((peak, cpu), (_, cpu_before)) in enumerate(zip(usage, at_start or [(0, 0)] * len(usage))):
+        print(f"process {n} ({'daphne' if n == 0 else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
+              f" ({cpu - cpu_before:.1f} s after the logins)")
+    problems = Counter(re.sub(r"\d+", "N", line.strip())[:400] for line in log.read_text(errors="replace").splitlines()
+                       if re.search(r"WARNING|ERROR|Error|Exception|refused|timed out", line))
+    for line, count in problems.most_common(6):
+        print(f"  server log ×{count}: {line}")
+    kept = Path(tempfile.gettempdir()) / "beyond-load-server.log"
+    shutil.copy(log, kept)
+    print(f"  the server's log: {kept}")
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

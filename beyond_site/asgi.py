@@ -10,13 +10,13 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "beyond_site.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from beyond_site.chat.routing import websocket_urlpatterns  # noqa: E402
 from beyond_site.lib import daphne_bodies  # noqa: E402
 from beyond_site.lib.bodies import BodyLimitMiddleware  # noqa: E402
 from beyond_site.lib.origins import SameOriginWebsockets  # noqa: E402
+from beyond_site.lib.ws_auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 
 daphne_bodies.install()  # when daphne serves this process: bodies refused early, read from disk
 

@@ -97,9 +97,14 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": dj_database_url.parse(os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"))}
-#: Threads for the database work of async code (run events, websocket reads): beyond_site/lib/db.py.
-BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 8)
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+_SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+#: Threads for the database work of runs, and for what live pages read (websocket handshakes,
+#: snapshots, tails), in separate lanes (beyond_site/lib/db.py). SQLite takes one writer at a
+#: time: more threads only wait on its lock (measured by bench/load.py: with one thread each, 100
+#: concurrent runs' events reach their pages in 45 ms at the median instead of 380).
+BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 8)
+BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 4)
+if _SQLITE:
     # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
     # IMMEDIATE transactions and a busy timeout turn "database is locked" into a short wait.
     # Connections are kept (opening one per event cost more than the event's own write).
@@ -110,11 +115,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A pool per process (psycopg 3): borrowing a connection costs microseconds, opening one
-    # milliseconds. Size it so every process together stays under the server's max_connections
-    # (100 by default): web processes and workers each take up to BEYOND_DB_POOL_MAX.
+    # milliseconds. It opens connections only as they are needed: a worker uses about its database
+    # threads (BEYOND_DB_THREADS + 1); a web process each request in progress takes one too, so a
+    # burst of submissions needs room beside the runs' and the pages' threads, or the pages'
+    # websocket handshakes wait past daphne's limit. Keep every process's maximum together under
+    # the server's max_connections (100 by default).
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": envint("BEYOND_DB_POOL_MIN", 2), "max_size": envint("BEYOND_DB_POOL_MAX", 20),
+        "min_size": envint("BEYOND_DB_POOL_MIN", 2), "max_size": envint("BEYOND_DB_POOL_MAX", 40),
         "timeout": envint("BEYOND_DB_POOL_TIMEOUT_S", 10)}
 
 REDIS_URL = os.getenv("REDIS_URL", "")
@@ -123,7 +131,10 @@ if REDIS_URL:
     # client's own read timeout (5 s by default) must be longer, or every websocket that hears
     # nothing for 5 s is closed with an error.
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [
-        {"address": REDIS_URL, "socket_timeout": 10, "socket_connect_timeout": 5, "socket_keepalive": True}]}}}
+        {"address": REDIS_URL, "socket_timeout": 10, "socket_connect_timeout": 5, "socket_keepalive": True,
+         # A burst of pages joining their runs' groups at once takes a connection each from this
+         # pool: past the client's default of 100, the rest were refused outright.
+         "max_connections": envint("BEYOND_REDIS_MAX_CONNECTIONS", 1000)}]}}}
     # Shared by every web process: login-failure counts must add up across them.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:

@@ -7,9 +7,11 @@ htmx retries a failed handshake (seen as 1006) forever, but not a 4403 close.
 from __future__ import annotations
 
 from channels.generic.websocket import AsyncWebsocketConsumer
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
+from beyond_site.lib.ws_auth import resolve_user
 from beyond_site.chat import fragments
 from beyond_site.runs.access import may_read_run
 from beyond_site.runs.services import ensure_sweeper, run_group
@@ -18,7 +20,7 @@ REFUSED = 4403
 TRY_AGAIN = 1013
 
 
-may_read = db(may_read_run)
+may_read = db(may_read_run, lane="pages")
 
 
 class RunConsumer(AsyncWebsocketConsumer):
@@ -32,7 +34,10 @@ class RunConsumer(AsyncWebsocketConsumer):
         # which fails runs the restart interrupted (and says so on this very socket).
         ensure_sweeper()
         try:
+            await resolve_user(self.scope)
             await self.subscribe()
+        except RedisConnectionError:  # the channel layer is full or away: as busy as a database
+            await self.close(code=TRY_AGAIN)
         except REFUSALS as exc:
             if not is_refusal(exc):
                 raise
@@ -47,7 +52,7 @@ class RunConsumer(AsyncWebsocketConsumer):
             # Join before the snapshot: an event persisted meanwhile rings a bell we will hear.
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.joined = True
-        html, self.last_seq, finished = await db(fragments.snapshot)(self.run_id)
+        html, self.last_seq, finished = await db(fragments.snapshot, lane="pages")(self.run_id)
         await self._push(html, finished)
 
     async def receive(self, text_data=None, bytes_data=None):
@@ -60,7 +65,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         """The doorbell: read and push whatever this socket has not sent yet."""
         if not await self._still_allowed():
             return
-        html, self.last_seq, finished = await db(fragments.since)(self.run_id, self.last_seq)
+        html, self.last_seq, finished = await db(fragments.since, lane="pages")(self.run_id, self.last_seq)
         await self._push(html, finished)
 
     async def disconnect(self, code):

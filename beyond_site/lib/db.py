@@ -1,10 +1,17 @@
 """Database calls from async code, off the event loop and off one another's backs.
 
 Channels' `database_sync_to_async` runs every call of a process on one shared thread by default:
-under load, every run's event writes and every websocket's reads queue there. Here they run on a
-pool of threads instead, each keeping its connection (or borrowing from the pool on PostgreSQL),
-so a run's writes never wait behind another run's, nor a page's reads behind either. A run still
-records its events in order: it awaits each batch's write before the next (runs/recorder.py).
+under load, every run's event writes and every websocket's reads queue there. Here they run on
+pools of threads instead, each thread keeping its connection (or borrowing from the pool on
+PostgreSQL), in separate lanes:
+
+- "runs": what runs do (their events written, their context read); BEYOND_DB_THREADS threads;
+- "pages": what live pages read (a websocket's access check, snapshot and tail), so a page's
+  handshake never waits behind a hundred runs' writes; BEYOND_DB_PAGE_THREADS threads;
+- "background": the periodic check of the record, which may take minutes, on a thread of its own.
+
+A run still records its events in order: it awaits each batch's write before the next
+(runs/recorder.py).
 """
 from __future__ import annotations
 
@@ -13,16 +20,22 @@ from concurrent.futures import ThreadPoolExecutor
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-_executor: ThreadPoolExecutor | None = None
+_executors: dict[str, ThreadPoolExecutor] = {}
+LANES = ("runs", "pages", "background")
 
 
-def _pool() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=settings.BEYOND_DB_THREADS, thread_name_prefix="beyond-db")
-    return _executor
+def _threads(lane: str) -> int:
+    return {"runs": settings.BEYOND_DB_THREADS, "pages": settings.BEYOND_DB_PAGE_THREADS, "background": 1}[lane]
 
 
-def db(func):
-    """`func` (sync, touching the database) as an awaitable run on the database thread pool."""
-    return database_sync_to_async(func, thread_sensitive=False, executor=_pool())
+def _pool(lane: str) -> ThreadPoolExecutor:
+    if lane not in _executors:
+        _executors[lane] = ThreadPoolExecutor(max_workers=_threads(lane), thread_name_prefix=f"beyond-db-{lane}")
+    return _executors[lane]
+
+
+def db(func, lane: str = "runs"):
+    """`func` (sync, touching the database) as an awaitable run on the lane's threads."""
+    if lane not in LANES:
+        raise ValueError(f"unknown database lane {lane!r}")
+    return database_sync_to_async(func, thread_sensitive=False, executor=_pool(lane))

@@ -342,10 +342,22 @@ def verify_run(run: Run, *, contexts_seen: set[str] | None = None) -> RunReport:
     """Check one run's chain and every row its events imply. `contexts_seen`: context records
     already checked in this pass (shared by many runs, each is checked once)."""
     report, expected = RunReport(run.pk), _Expected()
+    # The status first: a run finished now was finished with its last event, in one transaction,
+    # and nothing about it changes any more.
+    finished = Run.objects.filter(pk=run.pk).values_list("status", flat=True).get() in Run.FINISHED
     final_hash = _check_events(run, report, expected)
+    if not finished:
+        # Still being written: its event chain is checked (what is there must link). The rows its
+        # events imply are checked once it has finished: read now, they could include rows
+        # committed after its events were read, and look like rows no event introduced.
+        if WorkspaceLedger.objects.filter(run=run).exists() and \
+                Run.objects.filter(pk=run.pk).values_list("status", flat=True).get() not in Run.FINISHED:
+            # The ledger row and the final status are written in one transaction: a ledger row
+            # beside a status that says "still running" is a status changed afterwards.
+            report.problems.append("its workspace's ledger holds it as finished, but its status says it has not")
+        return report
     _check_rows(run, report, expected, contexts_seen if contexts_seen is not None else set())
-    status = Run.objects.filter(pk=run.pk).values_list("status", flat=True).get()
-    _check_ledger_entry(run, report, final_hash, status in Run.FINISHED)
+    _check_ledger_entry(run, report, final_hash, True)
     return report
 
 
@@ -495,7 +507,7 @@ async def check_periodically() -> None:
     """Embedded mode: the periodic check, on the server's own event loop (beside the run sweeper)."""
     while True:
         try:
-            await db(check_if_due)()
+            await db(check_if_due, lane="background")()
         except Exception:
             log.exception("the periodic check of the record failed")
         await asyncio.sleep(CHECK_POLL_S)

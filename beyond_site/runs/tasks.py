@@ -51,7 +51,7 @@ async def reap_interrupted_runs_job(timestamp: int) -> int:
 @app.periodic(cron="*/5 * * * *", periodic_id="chain-check")
 @app.task(name=CHAIN_CHECK_TASK, queue=AUDIT_QUEUE, queueing_lock=CHAIN_CHECK_TASK)
 async def check_record_chains_job(timestamp: int) -> bool:
-    return await db(chain.check_if_due)()
+    return await db(chain.check_if_due, lane="background")()
 
 
 async def reap_interrupted_runs() -> list[int]:

@@ -377,3 +377,25 @@ def test_changes_cut_from_the_end_of_the_change_log_are_caught_against_a_kept_an
     assert code == 0, out  # the chain alone cannot see a cut at its end
     code, out = verify("--against", str(path))
     assert code == 1 and "acme change log: change 2" in out and "is gone" in out
+
+
+def test_a_run_being_written_verifies_clean_and_its_rows_wait_for_its_end(acme, alice):
+    from tests import scripting
+    from tests.site.test_recorder_batches import step_events
+
+    run, _ = start_run(acme, "in progress", user=alice, topology=parse_shorthand("offline"))
+    claim_run(run.pk, "runner")
+    recorder = EventRecorder(Run.objects.get(pk=run.pk), owner="runner")
+    recorder.record_many([Event(ev.RunStarted(topology={}, offline=True)),
+                          Event(ev.BriefReady(brief=scripting.brief(2))), *step_events(1)])
+    # Rows the verifier may read before their event (a batch committed between its two reads)
+    # look like rows no event introduced: a run still being written is checked for its chain only.
+    sql("UPDATE runs_step SET title = %s WHERE run_id = %s AND \"index\" = 2", ["Changed", run.pk])
+    assert chain.run_problems(run) == []
+    recorder.record_many(step_events(2) + [Event(ev.RunCompleted())])
+    assert any("step 2" in p for p in chain.run_problems(run))
+
+
+def test_a_finished_run_whose_status_was_set_back_to_running_is_caught(runs):
+    sql("UPDATE runs_run SET status = 'running' WHERE id = %s", [runs[0].pk])
+    assert_caught(runs[0], "ledger")
