@@ -16,12 +16,12 @@ from beyond_site.exports.blocks import (
 from beyond_site.exports.document import (PASS_MEANING, RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
                                           offline_note)
 
-_SPECIAL = re.compile(r"([\\`*_\[\]<>#|!&~])")
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|!&~])")
 
 
 def text(value: str) -> str:
     """Plain text as Markdown that renders as exactly that text."""
-    return "\n".join(_line_safe(line) for line in _SPECIAL.sub(r"\\\1", value).split("\n"))
+    return "\n".join(_line_safe(line) for line in _MARKDOWN_PUNCTUATION.sub(r"\\\1", value).split("\n"))
 
 
 def _line_safe(line: str) -> str:
@@ -49,7 +49,7 @@ def _styled(span: Span) -> str:
     if span.code:
         body = _code_span(span.text)
     else:
-        body = _SPECIAL.sub(r"\\\1", span.text)
+        body = _MARKDOWN_PUNCTUATION.sub(r"\\\1", span.text)
     marker = ("**" if span.bold else "") + ("*" if span.italic else "")
     if not marker or not body.strip():
         return body
@@ -70,7 +70,7 @@ def inline(spans: list[Span]) -> str:
             j = i
             while j < len(spans) and spans[j].href == span.href and spans[j] != BREAK:
                 j += 1
-            label = "".join(_styled(s) for s in spans[i:j]) or _SPECIAL.sub(r"\\\1", span.href)
+            label = "".join(_styled(s) for s in spans[i:j]) or _MARKDOWN_PUNCTUATION.sub(r"\\\1", span.href)
             out.append(f"[{label}]({_url(span.href)})")
             i = j
             continue
