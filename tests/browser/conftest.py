@@ -6,6 +6,7 @@ server's database is seeded through a subprocess, like an operator would.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -86,6 +87,19 @@ def server_env(db: Path) -> dict:
     return env
 
 
+def run_script(env: dict, *args: str) -> str:
+    """Run a Python script of the project (or manage.py) against `env`'s database; its output."""
+    return subprocess.run([PYTHON, *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def migrated_env(tmp: Path) -> dict:
+    """The environment of a server on a new, migrated file database in `tmp`, static files collected."""
+    env = server_env(tmp / "db.sqlite3")
+    run_script(env, "manage.py", "migrate", "--noinput", "-v0")
+    run_script(env, "manage.py", "collectstatic", "--noinput", "-v0")
+    return env
+
+
 def seeded_database(tmp: Path) -> tuple[dict, dict]:
     """A migrated file database with the scenarios' workspaces; (environment, seeded ids)."""
     scripts = {}
@@ -93,12 +107,21 @@ def seeded_database(tmp: Path) -> tuple[dict, dict]:
         path = tmp / f"{name}.json"
         path.write_text(json.dumps(build()))
         scripts[name] = str(path)
-    env = server_env(tmp / "db.sqlite3")
-    run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
-    ids = json.loads(subprocess.run([PYTHON, "tests/browser/seed.py", json.dumps(scripts)], **run).stdout)
-    return env, ids
+    env = migrated_env(tmp)
+    return env, json.loads(run_script(env, "tests/browser/seed.py", json.dumps(scripts)))
+
+
+@contextlib.contextmanager
+def own_server(tmp: Path, seed_script: str, *args: str):
+    """A server of a test module's own, on a database seeded by `seed_script`: (base URL, what the
+    seed printed)."""
+    env = migrated_env(tmp)
+    printed = run_script(env, seed_script, *args)
+    daphne = Daphne(env, tmp / "daphne.log").start()
+    try:
+        yield daphne.base, printed
+    finally:
+        daphne.stop()
 
 
 def add_scripted_workspace(env: dict, slug: str, script: dict, tmp: Path) -> None:
@@ -148,6 +171,15 @@ def alice_page(page, server):
     base, _ = server
     login(page, base, "alice")
     return page
+
+
+@pytest.fixture
+def csp_errors(page):
+    """The Content Security Policy violations the page reports in its console."""
+    errors = []
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    return errors
 
 
 @pytest.fixture

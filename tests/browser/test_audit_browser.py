@@ -4,12 +4,11 @@ re-render's diff, times with their UTC instant, and no sideways page scroll on a
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PYTHON, ROOT, Daphne, login, server_env
+from tests.browser.conftest import login, own_server
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -19,29 +18,13 @@ DESKTOP = {"width": 1280, "height": 900}
 def audit_server(tmp_path_factory):
     """(base URL, seeded ids) of a server of its own, on a database holding a run history."""
     tmp = tmp_path_factory.mktemp("audit")
-    env = server_env(tmp / "db.sqlite3")
-    run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
-    ids = json.loads(subprocess.run([PYTHON, "tests/browser/seed_audit.py", str(tmp)], **run).stdout)
-    daphne = Daphne(env, tmp / "daphne.log").start()
-    try:
-        yield daphne.base, ids
-    finally:
-        daphne.stop()
+    with own_server(tmp, "tests/browser/seed_audit.py", str(tmp)) as (base, printed):
+        yield base, json.loads(printed)
 
 
 def no_sideways_scroll(page) -> None:
     widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert widths[0] <= widths[1], widths
-
-
-@pytest.fixture
-def csp_errors(page):
-    errors = []
-    page.on("console", lambda message: errors.append(message.text)
-            if "Content Security Policy" in message.text else None)
-    return errors
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -4,36 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PYTHON, ROOT, Daphne, login, server_env
+from tests.browser.conftest import login, own_server
 
 
 @pytest.fixture(scope="module")
 def calibration_server(tmp_path_factory):
     """(base URL, seeded ids) of a server of its own, on a database holding the calibration scenario."""
     tmp = tmp_path_factory.mktemp("calibration")
-    env = server_env(tmp / "db.sqlite3")
-    run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
-    ids = json.loads(subprocess.run([PYTHON, "tests/browser/seed_calibration.py", str(tmp)], **run).stdout)
-    daphne = Daphne(env, tmp / "daphne.log").start()
-    try:
-        yield daphne.base, ids
-    finally:
-        daphne.stop()
-
-
-@pytest.fixture
-def csp_errors(page):
-    errors = []
-    page.on("console", lambda message: errors.append(message.text)
-            if "Content Security Policy" in message.text else None)
-    return errors
+    with own_server(tmp, "tests/browser/seed_calibration.py", str(tmp)) as (base, printed):
+        yield base, json.loads(printed)
 
 
 def test_an_auditor_labels_an_issue_false_with_a_note(page, calibration_server, csp_errors):

@@ -3,37 +3,19 @@ never scrolls sideways, the charts take their colours from the stylesheet, nothi
 and downloads the CSV; a member is refused."""
 from __future__ import annotations
 
-import subprocess
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import PYTHON, ROOT, Daphne, login, server_env
+from tests.browser.conftest import login, own_server
 
 URL = "/w/usage/audit/usage/"
 
 
 @pytest.fixture(scope="module")
 def usage_server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("usage")
-    env = server_env(tmp / "db.sqlite3")
-    run = dict(cwd=ROOT, env=env, check=True, capture_output=True, text=True)
-    subprocess.run([PYTHON, "manage.py", "migrate", "--noinput", "-v0"], **run)
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], **run)
-    subprocess.run([PYTHON, "tests/browser/seed_usage.py"], **run)
-    daphne = Daphne(env, tmp / "daphne.log").start()
-    try:
-        yield daphne.base
-    finally:
-        daphne.stop()
-
-
-@pytest.fixture
-def csp_errors(page):
-    errors = []
-    page.on("console", lambda message: errors.append(message.text)
-            if "Content Security Policy" in message.text else None)
-    return errors
+    with own_server(tmp_path_factory.mktemp("usage"), "tests/browser/seed_usage.py") as (base, _):
+        yield base
 
 
 def _sideways(page) -> int:
