@@ -6,7 +6,6 @@ import io
 import json
 
 from django.core.management import call_command
-from django.test import Client
 
 from tests import scripting
 
@@ -25,9 +24,3 @@ def calibrate(*args: str, slug: str = "acme") -> tuple[dict, str]:
     out, err = io.StringIO(), io.StringIO()
     call_command("beyond_calibrate", "--workspace", slug, *args, "--json", stdout=out, stderr=err)
     return json.loads(out.getvalue()), err.getvalue()
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client

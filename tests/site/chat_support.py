@@ -15,6 +15,14 @@ ORIGIN = (b"origin", b"http://localhost")
 HOST = (b"host", b"localhost")  # the handshake's own site: the Origin must be it (lib/origins.py)
 
 
+def client_for(user=None) -> Client:
+    """A test client logged in as `user` (anonymous without one)."""
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
 def workspace_with(slug="acme", **members) -> Workspace:
     """members: username=user-object pairs are not needed; pass role=user e.g. member=alice."""
     workspace = Workspace.objects.create(slug=slug, name=slug.title(), topology=None)

@@ -10,7 +10,6 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
 from django.utils import timezone
 
 from beyond_site.chat.presenting import run_view
@@ -25,7 +24,7 @@ from beyond_site.workspaces.models import Conversation, Message, WorkspaceBudget
 from pipeline.topology import parse_shorthand
 from tests import scripting
 from tests.scripting import PASS
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -39,12 +38,6 @@ def no_background_runs(settings):
 @pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def send(user, task="Draft an access policy", key=None):

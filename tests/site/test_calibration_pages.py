@@ -16,7 +16,8 @@ from beyond_site.workspaces.models import Membership
 from tests import scripting
 from tests.scripting import PASS
 from tests.site.audit_support import run_task
-from tests.site.calibration_support import FLAG, calibrate, client_for, verifier_script
+from tests.site.calibration_support import FLAG, calibrate, verifier_script
+from tests.site.chat_support import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,13 +7,12 @@ import io
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from django.test import Client
 
 from beyond_site.lib.chaining import GENESIS, link_hash
 from beyond_site.workspaces import services
 from beyond_site.workspaces.changelog import record_change, verify_changes
 from beyond_site.workspaces.models import AppendOnlyChangeError, Invitation, Membership, Workspace, WorkspaceEvent
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 
 pytestmark = [pytest.mark.django_db]
 
@@ -26,12 +25,6 @@ def no_background_runs(settings):
 @pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def last(action: str) -> WorkspaceEvent:

@@ -11,7 +11,7 @@ from django.utils import timezone
 from beyond_site.workspaces import services
 from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.models import WorkspaceEvent
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 
 pytestmark = [pytest.mark.django_db]
 
@@ -21,12 +21,6 @@ URL = "/w/acme/audit/changes/"
 @pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def rows_of(html: str) -> list[str]:

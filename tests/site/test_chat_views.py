@@ -11,7 +11,7 @@ from django.test import Client
 from beyond_site.runs.models import Run
 from beyond_site.workspaces.models import Conversation
 from beyond_site.workspaces.models import Document, Memory
-from tests.site.chat_support import new_run, workspace_with
+from tests.site.chat_support import client_for, new_run, workspace_with
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -25,12 +25,6 @@ def no_background_runs(settings):
 @pytest.fixture
 def acme(alice, carol):
     return workspace_with("acme", member=alice, auditor=carol)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def form_key(html: str) -> str:

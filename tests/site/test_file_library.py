@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Blob, Conversation, Document, WorkspaceEvent
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 from tests.site.context_support import workspace_state
 from tests.site.test_extraction import PNG, make_pdf
 from tests.site.workbooks import inventory_xlsx
@@ -24,12 +23,6 @@ def acme(alice, bob, carol):
     workspace = workspace_with("acme", admin=alice, member=bob, auditor=carol)
     services.add_document(workspace, "policy.md", b"# Access policy\n\nManagers approve access.", user=alice)
     return workspace
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_library_lists_every_file_with_its_facts(acme, bob):

@@ -8,12 +8,11 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.utils import timezone
 
 from beyond_site.workspaces import services
 from beyond_site.workspaces.models import Invitation, Membership, WorkspaceEvent
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 
 pytestmark = pytest.mark.django_db
 
@@ -23,13 +22,6 @@ PASSWORD = "a long enough passphrase 42"
 @pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
-
-
-def client_for(user=None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def invite(admin, role="member", days="7", note="Erin from finance") -> str:

@@ -3,20 +3,13 @@ page's messages kept apart from the page's notices, the phone top bar."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from beyond_site.workspaces.models import Memory
-from tests.site.chat_support import workspace_with
+from tests.site.chat_support import client_for, workspace_with
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_403_page_is_styled_and_says_why(alice, bob):

@@ -8,7 +8,6 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
 from django.urls import reverse
 
 from beyond_site.runs.context import assemble_context
@@ -20,6 +19,7 @@ from beyond_site.workspaces.models import Conversation, Membership, Message
 from pipeline.topology import parse_shorthand
 from tests import scripting
 from tests.scripting import PASS
+from tests.site.chat_support import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -110,12 +110,6 @@ def test_every_run_of_beyond_run_belongs_to_a_conversation(members, tmp_path):
                  stdout=out)
     trace = json.loads(out.getvalue())
     assert Conversation.objects.filter(pk=trace["run"]["conversation"], title="Draft a note").exists()
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def failed_run(acme, alice, tmp_path) -> Run:

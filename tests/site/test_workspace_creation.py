@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
+from tests.site.chat_support import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -14,12 +14,6 @@ def staff(alice):
     alice.is_staff = True
     alice.save()
     return alice
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_staff_see_the_form_on_the_home_page_and_others_do_not(staff, bob):

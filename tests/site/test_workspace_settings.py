@@ -12,7 +12,7 @@ from beyond_site.workspaces import services
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 from pipeline.topology import ROLES, TopologyError
-from tests.site.chat_support import new_run, workspace_with
+from tests.site.chat_support import client_for, new_run, workspace_with
 from tests.site.context_support import queued_run
 
 pytestmark = [pytest.mark.django_db]
@@ -28,12 +28,6 @@ def no_background_runs(settings):
 @pytest.fixture
 def acme(alice, bob, carol):
     return workspace_with("acme", admin=alice, member=bob, auditor=carol)
-
-
-def client_for(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def topology_post(**per_role) -> dict:
