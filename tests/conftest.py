@@ -1,6 +1,14 @@
 import pytest
 
 
+def pytest_configure(config):
+    # Every test user gets a password; hashing each one with the production work factor (a million
+    # PBKDF2 rounds, about half a second here) was most of the suite's time. What the hash is does
+    # not matter to these tests; the site and the servers the browser tests start keep the default.
+    from django.conf import settings
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def alice(django_user_model):
     return django_user_model.objects.create_user("alice", password="correct horse battery staple")
