@@ -85,7 +85,7 @@ class CalibrationResult(AppendOnly):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["report", "id"]
+        ordering = ["report_id", "id"]
         constraints = [models.UniqueConstraint(fields=["report", "draft_id", "contract"],
                                                name="one_result_per_draft_and_contract")]
 

@@ -114,7 +114,7 @@ class Step(models.Model):
     released_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["run", "index"]
+        ordering = ["run_id", "index"]
         constraints = [models.UniqueConstraint(fields=["run", "index"], name="one_step_per_index")]
         indexes = [
             # The run history's badge filter ("runs with a warning step"): found from the steps,
@@ -139,7 +139,7 @@ class Attempt(AppendOnly):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["step", "attempt"]
+        ordering = ["step_id", "attempt"]
         constraints = [models.UniqueConstraint(fields=["step", "attempt"], name="one_attempt_per_number")]
 
 
@@ -185,7 +185,7 @@ class ModelCall(AppendOnly):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["run", "id"]
+        ordering = ["run_id", "id"]
 
 
 class ContextRecord(AppendOnly):
@@ -213,7 +213,7 @@ class RunEvent(AppendOnly):
     hash = models.CharField(max_length=64, )
 
     class Meta:
-        ordering = ["run", "seq"]
+        ordering = ["run_id", "seq"]
         constraints = [models.UniqueConstraint(fields=["run", "seq"], name="one_event_per_seq")]
 
     @property
@@ -234,7 +234,7 @@ class WorkspaceLedger(AppendOnly):
     at = models.DateTimeField()
 
     class Meta:
-        ordering = ["workspace", "seq"]
+        ordering = ["workspace_id", "seq"]
         # With the workspace row locked while appending, two runs finishing at once cannot fork the
         # chain; the constraint makes sure of it whatever the database does with the lock.
         constraints = [models.UniqueConstraint(fields=["workspace", "seq"], name="one_ledger_row_per_seq")]

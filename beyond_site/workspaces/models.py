@@ -227,7 +227,7 @@ class DocumentChunk(models.Model):
     tokens = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["document", "ordinal"]
+        ordering = ["document_id", "ordinal"]
         constraints = [models.UniqueConstraint(fields=["document", "ordinal"], name="one_chunk_per_ordinal")]
 
     def __str__(self) -> str:
