@@ -1,6 +1,6 @@
 """Load: N members submit a task each through HTTP and follow its run on a websocket, as the chat does.
 
-    .venv/bin/python bench/load.py --runs 100 [--db sqlite|postgres] [--mode embedded|scaled] [--workers 2]
+    .venv/bin/python bench/load.py --runs 100 [--db sqlite|postgres] [--mode embedded|scaled] [--workers 2] [--web 1]
 
 A real daphne (and, in the scaled mode, `beyond_worker` processes on PostgreSQL and Redis) serves a
 fresh database. Each member logs in, posts a task to /send/, opens the run's websocket and reads
@@ -99,13 +99,13 @@ class Member:
     def __init__(self, base: str, n: int):
         self.base, self.n = base, n
         self.run_id: int | None = None
-        self.submitted = self.ended = None
+        self.submitted = self.answered = self.ended = None
         self.received: list[float] = []
         self.opened: float | None = None
         self.saw_end = False
         self.error = ""
 
-    async def go(self, start: asyncio.Event, timeout: float) -> None:
+    async def go(self, start: asyncio.Event, ready: asyncio.Queue, timeout: float) -> None:
         try:
             async with httpx.AsyncClient(base_url=self.base, timeout=60) as client:
                 # Getting in is not measured: a member told "busy, try again" (503) tries again.
@@ -121,10 +121,12 @@ class Member:
                     await asyncio.sleep(1 + self.n % 5)
                 csrf = client.cookies.get("csrftoken")
                 key = re.search(r'name="idempotency_key"[^>]*value="([^"]+)"', chat.text).group(1)
+                ready.put_nowait(self.n)
                 await start.wait()
                 self.submitted = time.time()
                 sent = await client.post("/w/load/send/", data={"message": f"Load task {self.n}", "idempotency_key": key},
                                          headers={"HX-Request": "true", "X-CSRFToken": csrf, "Referer": self.base + "/"})
+                self.answered = time.time()
                 found = re.search(r'ws-connect="/ws/runs/(\d+)/"', sent.text)
                 if sent.status_code != 200 or not found:
                     self.error = f"send: HTTP {sent.status_code}"
@@ -143,13 +145,20 @@ class Member:
                             self.saw_end, self.ended = True, now
         except (TimeoutError, OSError, websockets.WebSocketException, httpx.HTTPError, AttributeError) as exc:
             self.error = self.error or f"{type(exc).__name__}: {exc}"[:200]
+        finally:
+            ready.put_nowait(self.n)  # a member who never got in does not hold the others back
 
 
-async def drive(base: str, runs: int, timeout: float, on_start=lambda: None) -> list[Member]:
-    start = asyncio.Event()
-    members = [Member(base, n) for n in range(runs)]
-    tasks = [asyncio.create_task(m.go(start, timeout)) for m in members]
-    await asyncio.sleep(min(60, 2 + runs * 0.15))  # everyone logged in and on the page
+async def drive(bases: list[str], runs: int, timeout: float, on_start=lambda: None) -> list[Member]:
+    start, ready = asyncio.Event(), asyncio.Queue()
+    members = [Member(bases[n % len(bases)], n) for n in range(runs)]
+    tasks = [asyncio.create_task(m.go(start, ready, timeout)) for m in members]
+    # Logging in hashes a password (about half a second of CPU each): the runs start once every
+    # member is on the page, so that cost never falls inside what is measured.
+    waiting = set(range(runs))
+    while waiting:
+        waiting.discard(await ready.get())
+    await asyncio.sleep(1)  # the last page's requests settle
     on_start()
     start.set()
     await asyncio.gather(*tasks)
@@ -174,14 +183,19 @@ def main() -> int:
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--mode", choices=["embedded", "scaled"], default="embedded")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--web", type=int, default=1, help="web processes (the scaled mode; members are shared out)")
     parser.add_argument("--worker-concurrency", type=int, default=50)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
-    parser.add_argument("--profile", metavar="SVG", help="record the web process with py-spy during the runs")
+    parser.add_argument("--profile", metavar="FILE", help="record the web process with py-spy during the runs (raw "
+                        "collapsed stacks, one line per stack and thread)")
+    parser.add_argument("--keep", action="store_true", help="keep the SQLite database and the server's log")
     args = parser.parse_args()
     if args.mode == "scaled" and args.db != "postgres":
         raise SystemExit("the scaled mode runs on PostgreSQL: add --db postgres")
+    if args.web > 1 and args.mode != "scaled":
+        raise SystemExit("several web processes share their runs' pages through Redis: add --mode scaled")
 
     tmp = Path(tempfile.mkdtemp(prefix="beyond-load-"))
     (tmp / "script.json").write_text(json.dumps(script()))
@@ -201,17 +215,19 @@ def main() -> int:
     try:
         manage(env, "migrate", "--noinput", "-v0")
         manage(env, "shell", "-c", SETUP.replace("sys.argv[1]", str(args.runs)).replace("sys.argv[2]", repr(str(tmp / "script.json"))).replace("PASSWORD", repr(PASSWORD)))
-        port = 18000 + os.getpid() % 1000
+        port = 18000 + os.getpid() % 1000 * 4
         log = tmp / "server.log"
         out = open(log, "w")
-        procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                                       "beyond_site.asgi:application"], cwd=ROOT, env=env, stdout=out, stderr=out))
+        for k in range(args.web):  # each web process on a port of its own; members are shared out in turn
+            procs.append(subprocess.Popen([str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port + k),
+                                           "beyond_site.asgi:application"], cwd=ROOT, env=env, stdout=out, stderr=out))
         if args.mode == "scaled":
             for _ in range(args.workers):
                 procs.append(subprocess.Popen([PY, "manage.py", "beyond_worker", "--concurrency",
                                                str(args.worker_concurrency)], cwd=ROOT, env=env, stdout=out, stderr=out))
-        base = f"http://127.0.0.1:{port}"
-        wait_http(base + "/accounts/login/", procs[0], log)
+        bases = [f"http://127.0.0.1:{port + k}" for k in range(args.web)]
+        for k, base in enumerate(bases):
+            wait_http(base + "/accounts/login/", procs[k], log)
         started = time.monotonic()
         at_start: list[tuple[float, float]] = []
         spy: list[subprocess.Popen] = []
@@ -220,9 +236,11 @@ def main() -> int:
             at_start.extend(proc_usage(p.pid) for p in procs)
             if args.profile:
                 spy.append(subprocess.Popen(["py-spy", "record", "-p", str(procs[0].pid), "-o", args.profile,
-                                             "-r", "50", "--nonblocking", "--gil", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
+                                             "-r", "100", "--nonblocking", "--gil", "--threads", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
 
-        members = asyncio.run(drive(base, args.runs, args.timeout, runs_begin))
+        client_before = time.process_time()
+        members = asyncio.run(drive(bases, args.runs, args.timeout, runs_begin))
+        client_cpu = time.process_time() - client_before
         elapsed = time.monotonic() - started
         usage = [proc_usage(p.pid) for p in procs]
         for p in spy:
@@ -242,6 +260,17 @@ def main() -> int:
                            check=False)
 
     walls = [m.ended - m.submitted for m in members if m.saw_end]
+    # Where a run's wall time went: the submission's answer, the wait before its first event, the
+    # run itself (first event to last), and its last event reaching the page.
+    answered, waited, lasted = [], [], []
+    for m in members:
+        events = record.get(str(m.run_id), {}).get("events", [])
+        if m.submitted is None or not events:
+            continue
+        if m.answered:
+            answered.append(m.answered - m.submitted)
+        waited.append(events[0][2] - m.submitted)
+        lasted.append(events[-1][2] - events[0][2])
     lags = []
     for m in members:
         events = record.get(str(m.run_id), {}).get("events", [])
@@ -254,10 +283,13 @@ def main() -> int:
     finished = {k for k, v in record.items() if v["status"] in ("completed", "halted", "failed", "cancelled")}
     submitted = [m for m in members if m.run_id is not None]
     lost = [m for m in submitted if str(m.run_id) not in finished]
-    print(f"{args.runs} runs · {args.mode} · {args.db}" + (f" · {args.workers} workers" if args.mode == "scaled" else "")
+    print(f"{args.runs} runs · {args.mode} · {args.db}" + (f" · {args.web} web · {args.workers} workers" if args.mode == "scaled" else "")
           + f" · {elapsed:.1f} s in all · ideal per run {IDEAL:.1f} s")
     print(f"per-run wall  p50 {pct(walls, 50):6.2f} s  p95 {pct(walls, 95):6.2f} s  max {max(walls, default=float('nan')):6.2f} s"
           f"  (p95 = {pct(walls, 95) / IDEAL:.2f}x ideal)")
+    print(f"  of which:   submission answered p50 {pct(answered, 50):5.2f} s p95 {pct(answered, 95):5.2f} s; first event "
+          f"p50 {pct(waited, 50):5.2f} s p95 {pct(waited, 95):5.2f} s; first to last event p50 {pct(lasted, 50):5.2f} s "
+          f"p95 {pct(lasted, 95):5.2f} s")
     print(f"event lag     p50 {pct(lags, 50) * 1000:6.0f} ms p95 {pct(lags, 95) * 1000:6.0f} ms max "
           f"{max(lags, default=float('nan')) * 1000:6.0f} ms  ({len(lags)} events)")
     print(f"pages that never saw the end: {sum(not m.saw_end for m in members)}; submissions refused or failed: "
@@ -266,8 +298,9 @@ def main() -> int:
     for error in errors[:5]:
         print(f"  error: {error}")
     for n, ((peak, cpu), (_, cpu_before)) in enumerate(zip(usage, at_start or [(0, 0)] * len(usage))):
-        print(f"process {n} ({'daphne' if n == 0 else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
+        print(f"process {n} ({'daphne' if n < args.web else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
               f" ({cpu - cpu_before:.1f} s after the logins)")
+    print(f"the load generator itself (this process, logins included): CPU {client_cpu:.1f} s")
     problems = Counter(re.sub(r"\d+", "N", line.strip())[:400] for line in log.read_text(errors="replace").splitlines()
                        if re.search(r"WARNING|ERROR|Error|Exception|refused|timed out", line))
     for line, count in problems.most_common(6):
@@ -275,7 +308,10 @@ def main() -> int:
     kept = Path(tempfile.gettempdir()) / "beyond-load-server.log"
     shutil.copy(log, kept)
     print(f"  the server's log: {kept}")
-    shutil.rmtree(tmp, ignore_errors=True)
+    if args.keep:
+        print(f"  kept: {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -2,13 +2,16 @@
 
 Request bodies are bounded (lib/bodies.py; under daphne also lib/daphne_bodies.py), and a
 websocket's Origin must be this site, as Django's CSRF check requires of a POST (lib/origins.py).
+Django works on at most BEYOND_HTTP_CONCURRENCY requests at once; the others wait their turn
+(lib/admission.py).
 """
 import os
 
-from django.core.asgi import get_asgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "beyond_site.settings")
-django_asgi_app = get_asgi_application()
+
+from beyond_site.lib.admission import asgi_application  # noqa: E402
+
+django_asgi_app = asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

@@ -103,6 +103,10 @@ _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 #: time: more threads only wait on its lock (measured by bench/load.py: with one thread each, 100
 #: concurrent runs' events reach their pages in 45 ms at the median instead of 380).
 BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 8)
+#: HTTP requests Django works on at once in a process; the others wait on the event loop
+#: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
+#: thread at a time: more threads only make every one of them, and the runs, wait longer.
+BEYOND_HTTP_CONCURRENCY = envint("BEYOND_HTTP_CONCURRENCY", 4)
 BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 4)
 if _SQLITE:
     # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
@@ -180,7 +184,10 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# The product speaks English only. With translation machinery on, every date filter and form
+# label asks the request's active language (a context-local lookup): a measurable share of the
+# CPU a page costs under load (docs/operations.md, "Throughput").
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "/static/"

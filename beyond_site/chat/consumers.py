@@ -13,14 +13,14 @@ from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
 from beyond_site.lib.ws_auth import resolve_user
 from beyond_site.chat import fragments
-from beyond_site.runs.access import may_read_run
 from beyond_site.runs.services import ensure_sweeper, run_group
 
 REFUSED = 4403
 TRY_AGAIN = 1013
 
 
-may_read = db(may_read_run, lane="pages")
+snapshot_for = db(fragments.snapshot_for, lane="pages")
+since_for = db(fragments.since_for, lane="pages")
 
 
 class RunConsumer(AsyncWebsocketConsumer):
@@ -46,14 +46,12 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self.close(code=TRY_AGAIN)
 
     async def subscribe(self):
-        if not await self._still_allowed():
-            return
         if not self.joined:
             # Join before the snapshot: an event persisted meanwhile rings a bell we will hear.
+            # Nothing is sent before the access check, which comes with the snapshot's read.
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.joined = True
-        html, self.last_seq, finished = await db(fragments.snapshot, lane="pages")(self.run_id)
-        await self._push(html, finished)
+        await self._push(await snapshot_for(self.scope.get("user"), self.run_id))
 
     async def receive(self, text_data=None, bytes_data=None):
         # htmx never sends on these sockets, and a reconnect gets its snapshot from `connect`.
@@ -62,24 +60,23 @@ class RunConsumer(AsyncWebsocketConsumer):
         return
 
     async def run_event(self, message):
-        """The doorbell: read and push whatever this socket has not sent yet."""
-        if not await self._still_allowed():
+        """The doorbell: read and push whatever this socket has not sent yet (checking first, in
+        the same read, that the user may still see the run: a member removed mid-run stops
+        seeing it). A bell for an event this socket already sent (one read covers every event
+        recorded before it) costs nothing."""
+        if message.get("seq", self.last_seq + 1) <= self.last_seq:
             return
-        html, self.last_seq, finished = await db(fragments.since, lane="pages")(self.run_id, self.last_seq)
-        await self._push(html, finished)
+        await self._push(await since_for(self.scope.get("user"), self.run_id, self.last_seq))
 
     async def disconnect(self, code):
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
-    async def _still_allowed(self) -> bool:
-        # Checked at connect and on every doorbell: a member removed mid-run stops seeing it.
-        if await may_read(self.scope.get("user"), self.run_id):
-            return True
-        await self.close(code=REFUSED)
-        return False
-
-    async def _push(self, html: str, finished: bool):
+    async def _push(self, pushed):
+        if pushed is None:  # not (or no longer) allowed to read this run
+            await self.close(code=REFUSED)
+            return
+        html, self.last_seq, finished = pushed
         if html:
             await self.send(text_data=html)
         if finished:

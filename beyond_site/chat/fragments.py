@@ -9,10 +9,24 @@ from django.template.loader import render_to_string
 
 from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
+from beyond_site.runs.access import may_read_run
 from beyond_site.runs.models import RunEvent
 
+Pushed = tuple[str, int, bool]
 
-def snapshot(run_id: int) -> tuple[str, int, bool]:
+
+def snapshot_for(user, run_id: int) -> Pushed | None:
+    """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
+    read in one trip to the database lane."""
+    return snapshot(run_id) if may_read_run(user, run_id) else None
+
+
+def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
+    """`since`, when `user` may still read the run (None when not), in one trip."""
+    return since(run_id, last_seq) if may_read_run(user, run_id) else None
+
+
+def snapshot(run_id: int) -> Pushed:
     """(fragments for the whole current state, last seq covered, finished?)."""
     rv = run_view(run_id)
     return _state(rv), rv.last_seq, rv.finished
@@ -23,7 +37,7 @@ def snapshot(run_id: int) -> tuple[str, int, bool]:
 WHOLE_RUN = ev.FINAL_TYPES | {ev.BRIEF_READY, ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_COLLECTED}
 
 
-def since(run_id: int, last_seq: int) -> tuple[str, int, bool]:
+def since(run_id: int, last_seq: int) -> Pushed:
     """(fragments for what changed after `last_seq`, new last seq, finished?)."""
     new = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
     if not new:

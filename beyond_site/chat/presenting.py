@@ -235,6 +235,13 @@ def tail_view(run_id: int, new: list[RunEvent]) -> RunView:
                    warnings=[], last_seq=new[-1].seq)
 
 
+def queued_view(run: Run) -> RunView:
+    """The view of a run just created, before anything ran: no events, no steps (built without
+    reading anything; the page's websocket snapshot brings whatever happened since)."""
+    return RunView(run=run, status=page_status(run.status), steps=[], progress=progress_text(None, 0, 0),
+                   recap_html="", warnings=[], last_seq=0)
+
+
 def run_view(run_id: int) -> RunView:
     """The whole current state of a run, from the database (the snapshot)."""
     try:

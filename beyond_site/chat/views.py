@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.conversations import page_number, sidebar_context
-from beyond_site.chat.presenting import run_view, run_views
+from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
@@ -171,7 +171,7 @@ def _start_from_form(request, slug):
         return redirect(url), (run.pk if created else None)
     ctx = _side_context(membership, conversation)
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
-               exchange={"text": run.task, "rv": run_view(run.pk)} if created else None)
+               exchange={"text": run.task, "rv": queued_view(run)} if created else None)
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url
     return response, (run.pk if created else None)

@@ -214,10 +214,11 @@ class _Recording:
     def __init__(self, run_id: int, owner: str, lease_lost: asyncio.Event):
         self.run_id, self.owner, self.lease_lost = run_id, owner, lease_lost
         self.recorder: EventRecorder | None = None
+        self.run: Run | None = None  # the row as the run's start read it, for the recorder
 
     def _record(self, events: list[Event]) -> Recorded:
         if self.recorder is None:
-            self.recorder = EventRecorder(Run.objects.get(pk=self.run_id), owner=self.owner)
+            self.recorder = EventRecorder(self.run or Run.objects.get(pk=self.run_id), owner=self.owner)
         return self.recorder.record_many(events)
 
     async def __call__(self, events: list[Event]) -> Recorded:
@@ -229,15 +230,21 @@ class _Recording:
         return recorded
 
 
+def _starting(run_id: int):
+    """What a run needs from the database before its first event, read in one go: each separate
+    trip to the runs' database lane waits behind every other run's writes."""
+    run = Run.objects.select_related("workspace", "conversation").get(pk=run_id)
+    return run, assemble_context(run), enabled_imported_packs(run.workspace), run_budget(run.workspace)
+
+
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:
     record = _Recording(run_id, owner, lease_lost)
     try:
-        run = await db(Run.objects.select_related("workspace", "conversation").get)(pk=run_id)
+        run, ctx, packs, budget = await db(_starting)(run_id)
+        record.run = run
         topology = parse_topology(run.topology)
-        ctx = await db(assemble_context)(run)
-        checks = MechanicalChecks(await db(enabled_imported_packs)(run.workspace))
+        checks = MechanicalChecks(packs)
         research = research_plan() if run.research else None
-        budget = await db(run_budget)(run.workspace)
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
                                          transport=transport,
                                          address_policy=None if operator_topology else endpoint_policy())

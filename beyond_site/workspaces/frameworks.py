@@ -2,6 +2,10 @@
 and the slice of them relevant to a task (ids and short titles, within a token share)."""
 from __future__ import annotations
 
+import threading
+import weakref
+from dataclasses import dataclass
+
 from pipeline.context import FrameworkEntry
 from pipeline.frameworks import Entry, Pack, load_packs, named_frameworks, pack_from_dict
 from pipeline.words import stem, topic_words
@@ -9,8 +13,30 @@ from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.models import FrameworkPack
 
 
+#: Imported packs as built from their rows, by key, with the row's last change: a run reads its
+#: workspace's packs at every start, and building a catalogue of a thousand controls from JSON
+#: each time cost more than the rest of the run's context.
+_imported: dict[str, tuple[object, Pack]] = {}
+_imported_lock = threading.Lock()
+
+
 def imported_packs() -> dict[str, Pack]:
-    return {row.key: pack_from_dict(row.data) for row in FrameworkPack.objects.order_by("key")}
+    """Every imported pack by key; built again only when its row changed since it was last read."""
+    versions = list(FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
+    stale = [pk for pk, key, changed in versions if _imported.get(key, (None,))[0] != (pk, changed)]
+    if stale:
+        built = {row.key: ((row.pk, row.updated_at), pack_from_dict(row.data))
+                 for row in FrameworkPack.objects.filter(pk__in=stale)}
+        with _imported_lock:
+            _imported.update(built)
+    packs = {}
+    for pk, key, changed in versions:
+        version, pack = _imported.get(key, (None, None))
+        if version == (pk, changed):
+            packs[key] = pack
+        else:  # changed again since the read just above: build it from the row now
+            packs[key] = pack_from_dict(FrameworkPack.objects.get(pk=pk).data)
+    return packs
 
 
 def available_packs() -> dict[str, Pack]:
@@ -55,6 +81,35 @@ def line_tokens(item: FrameworkEntry) -> int:
     return estimate_tokens(f"- {item.framework} {item.ref}: {item.title}\n")
 
 
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """What choosing an entry needs that does not depend on the task, worked out once per pack."""
+
+    position: int
+    stems: frozenset[str]
+    structure: bool
+    depth: int
+    recital: bool
+    line: FrameworkEntry
+    cost: int
+
+
+_candidates: weakref.WeakKeyDictionary[Pack, tuple[_Candidate, ...]] = weakref.WeakKeyDictionary()
+
+
+def _pack_candidates(pack: Pack) -> tuple[_Candidate, ...]:
+    """The pack's listable entries with their title stems, level and cost (cached per pack object:
+    the shipped packs live as long as the process, an imported one until its row changes)."""
+    found = _candidates.get(pack)
+    if found is None:
+        found = tuple(
+            _Candidate(position, frozenset(stem(w) for w in topic_words(entry.title)), _is_structure(entry, pack),
+                       _depth(entry, pack), entry.kind == "recital", line := _line(pack, entry), line_tokens(line))
+            for position, entry in enumerate(pack.entries.values()) if not entry.withdrawn and entry.title)
+        _candidates[pack] = found
+    return found
+
+
 def select_entries(task: str, keys: list[str], budget_tokens: int,
                    packs: dict[str, Pack] | None = None) -> tuple[tuple[FrameworkEntry, ...], int]:
     """The enabled frameworks' entries relevant to `task`, within `budget_tokens`.
@@ -68,29 +123,26 @@ def select_entries(task: str, keys: list[str], budget_tokens: int,
     enabled = [(key, packs[key]) for key in keys if key in packs]
     stems = {stem(w) for w in topic_words(task)}
     named = {pack.key for pack in named_frameworks(task, dict(enabled))}
-    candidates: dict[tuple[int, int], tuple[tuple, FrameworkEntry]] = {}
+    candidates: dict[tuple[int, int], tuple[tuple, _Candidate]] = {}
     for pack_no, (key, pack) in enumerate(enabled):
-        for position, entry in enumerate(pack.entries.values()):
-            if entry.withdrawn or not entry.title:
-                continue
-            shared = len(stems & {stem(w) for w in topic_words(entry.title)})
-            if _is_structure(entry, pack):
+        for c in _pack_candidates(pack):
+            if c.structure:
                 priority = (0, 0, 0)
-            elif shared:
-                priority = (1, -shared, _depth(entry, pack))
-            elif key in named and entry.kind != "recital":
-                priority = (2, _depth(entry, pack), 0)
+            elif shared := len(stems & c.stems):
+                priority = (1, -shared, c.depth)
+            elif key in named and not c.recital:
+                priority = (2, c.depth, 0)
             else:
                 continue
-            candidates[(pack_no, position)] = (priority, _line(pack, entry))
+            candidates[(pack_no, c.position)] = (priority, c)
     chosen: list[tuple[int, int]] = []
     used = 0
     left_out = 0
-    for place, (priority, item) in sorted(candidates.items(), key=lambda kv: (kv[1][0], kv[0])):
-        cost = line_tokens(item)
+    for place, (priority, c) in sorted(candidates.items(), key=lambda kv: (kv[1][0], kv[0])):
+        cost = c.cost
         if used + cost > budget_tokens:
             left_out += priority[0] == 2
             continue
         chosen.append(place)
         used += cost
-    return tuple(candidates[place][1] for place in sorted(chosen)), left_out
+    return tuple(candidates[place][1].line for place in sorted(chosen)), left_out

@@ -71,6 +71,18 @@ async def test_a_lost_doorbell_costs_nothing(running, alice):
     await comm.disconnect()
 
 
+async def test_a_bell_for_an_event_already_sent_reads_nothing(running, alice):
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    sent = await database_sync_to_async(lambda: running.events.order_by("-seq").first().seq)()
+    rows = await database_sync_to_async(record)(running, released(2, "Second."))  # its bell is late
+    await ring_doorbell(running.pk, sent)  # a bell for what the snapshot already carried
+    assert await comm.receive_nothing(timeout=0.3)  # not read again: the page has it
+    await ring_doorbell(running.pk, rows[-1].seq)
+    assert 'data-step="2"' in await comm.receive_from()
+    await comm.disconnect()
+
+
 async def test_the_finished_run_replaces_the_live_one_and_the_socket_closes(running, alice):
     comm = await connect(running, alice)
     await comm.receive_from()

@@ -333,3 +333,11 @@ def test_a_long_conversation_shows_the_latest_exchanges_and_pages_back(alice, ac
     assert "Show earlier" not in back and f'href="{url}">Show the latest' in back
     other = Conversation.objects.create(workspace=acme, title="Other", created_by=alice)
     assert client.get(f"/w/acme/c/{other.pk}/?before=1").status_code == 404
+
+
+def test_the_sent_run_is_drawn_as_the_page_draws_a_queued_run(acme, alice):
+    from django.template.loader import render_to_string
+    from beyond_site.chat.presenting import queued_view, run_view
+    run = new_run(acme, alice)
+    drawn = [render_to_string("chat/_run.html", {"rv": view, "oob": False}) for view in (queued_view(run), run_view(run.pk))]
+    assert drawn[0] == drawn[1] and "Queued: starting soon" in drawn[0]

@@ -83,3 +83,17 @@ def test_it_lists_the_shipped_packs():
 def test_it_imports_the_full_nist_catalogues(name, entries):
     out = run("import-oscal", str(CATALOGUES / name), "--key", "imported-" + str(entries))
     assert f": {entries} entries" in out
+
+
+def test_an_imported_pack_is_built_once_and_again_when_its_row_changes():
+    from beyond_site.workspaces.frameworks import imported_packs
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    first = imported_packs()["csf-lite"]
+    assert imported_packs()["csf-lite"] is first  # unchanged row: the pack already built
+    row = FrameworkPack.objects.get(key="csf-lite")
+    row.data["entries"][0]["title"] = "Renamed by a re-import"
+    row.save()
+    renamed = imported_packs()["csf-lite"]
+    assert renamed is not first and next(iter(renamed.entries.values())).title == "Renamed by a re-import"
+    row.delete()
+    assert "csf-lite" not in imported_packs()

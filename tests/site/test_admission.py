@@ -1,0 +1,49 @@
+"""Django works on at most BEYOND_HTTP_CONCURRENCY requests at once; the rest wait their turn."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.core.handlers.asgi import ASGIHandler
+from django.http import HttpResponse
+
+from beyond_site.lib.admission import AdmittingASGIHandler
+
+
+async def test_requests_past_the_limit_wait_their_turn_and_are_all_answered(monkeypatch):
+    working, most = 0, 0
+
+    async def slow_view(self, request):
+        nonlocal working, most
+        working += 1
+        most = max(most, working)
+        await asyncio.sleep(0.02)
+        working -= 1
+        return HttpResponse(str(request))
+
+    monkeypatch.setattr(ASGIHandler, "get_response_async", slow_view)
+    handler = AdmittingASGIHandler(limit=2)
+    answers = await asyncio.gather(*(handler.get_response_async(n) for n in range(7)))
+    assert [a.content for a in answers] == [str(n).encode() for n in range(7)]
+    assert most == 2
+
+
+async def test_a_request_that_fails_gives_its_place_back(monkeypatch):
+    async def broken(self, request):
+        raise RuntimeError("the view broke")
+
+    monkeypatch.setattr(ASGIHandler, "get_response_async", broken)
+    handler = AdmittingASGIHandler(limit=1)
+    for _ in range(3):  # a lost place would leave the next request waiting for ever
+        with pytest.raises(RuntimeError):
+            await asyncio.wait_for(handler.get_response_async(None), timeout=1)
+
+
+def test_the_limit_must_let_a_request_in():
+    with pytest.raises(ValueError):
+        AdmittingASGIHandler(limit=0)
+
+
+def test_the_site_is_served_by_the_admitting_handler():
+    from beyond_site.asgi import django_asgi_app
+    assert isinstance(django_asgi_app, AdmittingASGIHandler) and django_asgi_app.limit >= 1
