@@ -101,13 +101,17 @@ _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 #: Threads for the database work of runs, and for what live pages read (websocket handshakes,
 #: snapshots, tails), in separate lanes (beyond_site/lib/db.py). SQLite takes one writer at a
 #: time: more threads only wait on its lock (measured by bench/load.py: with one thread each, 100
-#: concurrent runs' events reach their pages in 45 ms at the median instead of 380).
-BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 8)
+#: concurrent runs' events reach their pages in 45 ms at the median instead of 380). On
+#: PostgreSQL two each: the work is mostly Python, which a process runs one thread at a time, so
+#: more threads only take turns away from the requests (with 8 and 4, 100 submissions at once were
+#: answered in 18 s at the 95th percentile and events reached pages in 1.1 s; with 2 and 2, 9 s and
+#: 0.5 s).
+BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
+BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 2)
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
 #: thread at a time: more threads only make every one of them, and the runs, wait longer.
 BEYOND_HTTP_CONCURRENCY = envint("BEYOND_HTTP_CONCURRENCY", 4)
-BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 4)
 if _SQLITE:
     # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
     # IMMEDIATE transactions and a busy timeout turn "database is locked" into a short wait.

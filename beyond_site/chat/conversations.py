@@ -47,6 +47,8 @@ def sidebar_context(workspace, current, page: int = 1, query: str = "") -> dict:
         "chats_page": page,
         "chats_query": query,
         "older_chats": page + 1 if len(listed) > PER_PAGE else None,
+        # The conversation that just moved to the next page (a new one was added on this one).
+        "pushed_off_chat": listed[PER_PAGE].pk if len(listed) > PER_PAGE else None,
         "newer_chats": page - 1 if page > 1 else None,
     }
 

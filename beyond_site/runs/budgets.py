@@ -38,6 +38,17 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+SUBMISSION_CAPS = ("max_runs_in_flight_per_workspace", "max_runs_in_flight_per_user", "max_runs_per_user_per_day")
+
+
+def caps_submissions(workspace: Workspace) -> bool:
+    """Whether the workspace has a cap on starting runs at all. Without one there is nothing to
+    count, and submissions need not take turns on the workspace's row (under a burst they queued
+    there one behind the other)."""
+    budget = WorkspaceBudget.of(workspace)
+    return any(getattr(budget, cap) is not None for cap in SUBMISSION_CAPS)
+
+
 def check_submission(workspace: Workspace, user) -> None:
     """BudgetRefused when starting one more run now would go over a cap. Call it inside the
     transaction that creates the run, after locking the workspace row, so that two submissions

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Daphne, login, record_of, seeded_database
+from tests.browser.conftest import Daphne, login, record_of, run_script, seeded_database
 
 BOX = "#chat-form textarea[name=message]"
 
@@ -182,3 +182,41 @@ def test_an_over_long_task_is_refused_and_kept_not_cut(page, server_parts):
     expect(page.locator("#notice")).to_contain_text("This task is 25,000 characters long")
     assert box.input_value() == text
     assert page.locator("[data-run-status]").count() == 0
+
+
+MANY_CHATS = """
+from datetime import timedelta
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from beyond_site.workspaces.models import Conversation, Membership, Workspace
+alice = get_user_model().objects.get(username="alice")
+workspace = Workspace.objects.create(slug="many-chats", name="Many chats")
+Membership.objects.create(user=alice, workspace=workspace, role="member")
+for n in range(50):
+    chat = Conversation.objects.create(workspace=workspace, title=f"Earlier chat {n}", created_by=alice)
+    Conversation.objects.filter(pk=chat.pk).update(updated_at=timezone.now() - timedelta(hours=100 - n))
+"""
+
+
+def test_a_new_conversation_joins_a_full_list_at_the_top_and_the_oldest_moves_to_the_next_page(page, server_parts):
+    daphne, env, _ = server_parts
+    run_script(env, "manage.py", "shell", "-v", "0", "-c", MANY_CHATS)
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    login(page, daphne.base, "alice")
+    page.goto(f"{daphne.base}/w/many-chats/")
+    items = page.locator("#conversations li[data-conversation]")
+    expect(items).to_have_count(50)
+    expect(items.last).to_contain_text("Earlier chat 0")
+    run = send(page, "Draft our clear desk policy")
+    expect(items.first).to_contain_text("Draft our clear desk policy")
+    expect(items.first.locator("a")).to_have_attribute("aria-current", "page")
+    expect(items).to_have_count(50)  # one page still: the oldest went to the next
+    expect(page.locator("#conversations")).not_to_contain_text("Earlier chat 0")
+    expect(page.locator("#chats-paging a[rel=next]")).to_have_text("Older conversations")
+    expect(run).to_have_attribute("data-run-status", "completed", timeout=30_000)
+    page.reload()  # what the server draws from scratch matches what the swap left
+    expect(items).to_have_count(50)
+    expect(items.first).to_contain_text("Draft our clear desk policy")
+    expect(page.locator("#conversations")).not_to_contain_text("Earlier chat 0")
+    assert errors == []

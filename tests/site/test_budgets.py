@@ -133,6 +133,22 @@ def test_the_in_flight_caps_count_queued_and_running_runs(acme, alice, bob):
     assert sorted(Run.objects.values_list("task", flat=True)) == ["five", "one", "three"]
 
 
+def test_submissions_take_turns_on_the_workspace_only_when_it_caps_them(acme, bob):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def workspace_reads(task):
+        with CaptureQueriesContext(connection) as seen:
+            start_run(acme, task, user=bob)
+        return sum('FROM "workspaces_workspace"' in q["sql"] for q in seen.captured_queries)
+
+    assert workspace_reads("no cap: nothing to count, no turn to take") == 0
+    services.set_budget(acme, {"max_runs_per_user_per_day": 5})
+    assert workspace_reads("capped: counted under the workspace's lock") == 1
+    services.set_budget(acme, {"max_runs_per_user_per_day": None, "max_tokens_per_run": 1000})
+    assert workspace_reads("a per-run limit caps no submission") == 0
+
+
 def test_beyond_run_over_the_workspace_cap_is_a_command_error_and_no_run(acme, bob, tmp_path):
     services.set_budget(acme, {"max_runs_in_flight_per_workspace": 1})
     send(bob, "queued")

@@ -341,3 +341,24 @@ def test_the_sent_run_is_drawn_as_the_page_draws_a_queued_run(acme, alice):
     run = new_run(acme, alice)
     drawn = [render_to_string("chat/_run.html", {"rv": view, "oob": False}) for view in (queued_view(run), run_view(run.pk))]
     assert drawn[0] == drawn[1] and "Queued: starting soon" in drawn[0]
+
+
+def test_a_new_conversation_sends_its_own_list_item_not_the_whole_list(acme, alice):
+    older = [Conversation.objects.create(workspace=acme, title=f"Chat {n}", created_by=alice) for n in range(50)]
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/").content.decode())
+    sent = client.post("/w/acme/send/", {"message": "Draft a clear desk policy", "idempotency_key": key},
+                       **HTMX).content.decode()
+    new = Conversation.objects.get(title="Draft a clear desk policy")
+    assert sent.count("data-conversation=") == 1 and f'data-conversation="{new.pk}"' in sent
+    assert 'hx-swap-oob="afterbegin:#conversations ul"' in sent
+    assert f'<li id="conversation-{older[0].pk}" hx-swap-oob="delete">' in sent  # now on the next page
+    assert 'rel="next">Older conversations' in sent and "conversations-empty" not in sent
+
+
+def test_the_first_conversation_replaces_the_empty_list_note(acme, alice):
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/").content.decode())
+    sent = client.post("/w/acme/send/", {"message": "Draft a clear desk policy", "idempotency_key": key},
+                       **HTMX).content.decode()
+    assert '<li id="conversations-empty" hx-swap-oob="delete">' in sent and "Older conversations" not in sent
