@@ -112,6 +112,9 @@ BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 2)
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
 #: thread at a time: more threads only make every one of them, and the runs, wait longer.
 BEYOND_HTTP_CONCURRENCY = envint("BEYOND_HTTP_CONCURRENCY", 4)
+#: A live run page that has heard no doorbell for this long reads its run anyway (a doorbell can be
+#: lost: the page must still see the run's end).
+BEYOND_PAGE_RECHECK_S = float(os.getenv("BEYOND_PAGE_RECHECK_S", "15"))
 if _SQLITE:
     # Several writers (the ASGI server's runner tasks, a worker, the CLI) share one file:
     # IMMEDIATE transactions and a busy timeout turn "database is locked" into a short wait.
@@ -142,7 +145,11 @@ if REDIS_URL:
         {"address": REDIS_URL, "socket_timeout": 10, "socket_connect_timeout": 5, "socket_keepalive": True,
          # A burst of pages joining their runs' groups at once takes a connection each from this
          # pool: past the client's default of 100, the rest were refused outright.
-         "max_connections": envint("BEYOND_REDIS_MAX_CONNECTIONS", 1000)}]}}}
+         "max_connections": envint("BEYOND_REDIS_MAX_CONNECTIONS", 1000)}],
+        # Messages waiting for a process's consumers, all of them together: channels-redis keeps one
+        # list per process, and past its capacity (100 by default) it drops what is sent to the
+        # process. Two hundred live pages in one process went past it and lost run ends.
+        "capacity": envint("BEYOND_REDIS_CHANNEL_CAPACITY", 10_000)}}}
     # Shared by every web process: login-failure counts must add up across them.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:

@@ -1,13 +1,19 @@
 """A run's websocket: subscribe, snapshot, then tail the event log (docs/architecture.md, "the doorbell").
 
 The channel layer only says "event n exists"; what is sent comes from the database, so a lost
-doorbell costs latency, never a step. A refused socket is accepted and then closed with 4403:
+doorbell costs latency, never a step: the next bell brings what it missed, and a page that hears
+nothing for BEYOND_PAGE_RECHECK_S reads anyway, so even a lost last bell (a run's end) arrives. A refused socket is accepted and then closed with 4403:
 htmx retries a failed handshake (seen as 1006) forever, but not a 4403 close.
 """
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from channels.generic.websocket import AsyncWebsocketConsumer
 from redis.exceptions import ConnectionError as RedisConnectionError
+
+from django.conf import settings
 
 from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
@@ -17,6 +23,7 @@ from beyond_site.runs.services import ensure_sweeper, run_group
 
 REFUSED = 4403
 TRY_AGAIN = 1013
+log = logging.getLogger("beyond.pages")
 
 
 snapshot_for = db(fragments.snapshot_for, lane="pages")
@@ -29,6 +36,9 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.group = run_group(self.run_id)
         self.last_seq = 0
         self.joined = False
+        self.ended = False
+        self.reading = asyncio.Lock()  # one read-and-push at a time: doorbells and the quiet check
+        self.recheck: asyncio.Task | None = None
         await self.accept()
         # After a server restart the first page that opens a run starts the runner's sweeper,
         # which fails runs the restart interrupted (and says so on this very socket).
@@ -36,6 +46,8 @@ class RunConsumer(AsyncWebsocketConsumer):
         try:
             await resolve_user(self.scope)
             await self.subscribe()
+            if not self.ended:
+                self.recheck = asyncio.create_task(self._read_when_quiet())
         except RedisConnectionError:  # the channel layer is full or away: as busy as a database
             await self.close(code=TRY_AGAIN)
         except REFUSALS as exc:
@@ -51,7 +63,8 @@ class RunConsumer(AsyncWebsocketConsumer):
             # Nothing is sent before the access check, which comes with the snapshot's read.
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.joined = True
-        await self._push(await snapshot_for(self.scope.get("user"), self.run_id))
+        async with self.reading:
+            await self._push(await snapshot_for(self.scope.get("user"), self.run_id))
 
     async def receive(self, text_data=None, bytes_data=None):
         # htmx never sends on these sockets, and a reconnect gets its snapshot from `connect`.
@@ -66,18 +79,39 @@ class RunConsumer(AsyncWebsocketConsumer):
         recorded before it) costs nothing."""
         if message.get("seq", self.last_seq + 1) <= self.last_seq:
             return
-        await self._push(await since_for(self.scope.get("user"), self.run_id, self.last_seq))
+        await self._tail()
+
+    async def _tail(self):
+        async with self.reading:
+            if not self.ended:
+                await self._push(await since_for(self.scope.get("user"), self.run_id, self.last_seq))
+
+    async def _read_when_quiet(self):
+        """Bells are best effort (a full or restarted channel layer drops them): every
+        BEYOND_PAGE_RECHECK_S the page reads what it may have missed (usually nothing, and then
+        nothing is sent)."""
+        while not self.ended:
+            await asyncio.sleep(settings.BEYOND_PAGE_RECHECK_S)
+            try:
+                await self._tail()
+            except Exception:  # a busy database now: the next check or bell tries again
+                log.warning("run %s: a page's check for missed events failed", self.run_id, exc_info=True)
 
     async def disconnect(self, code):
+        self.ended = True
+        if getattr(self, "recheck", None) is not None:
+            self.recheck.cancel()
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def _push(self, pushed):
         if pushed is None:  # not (or no longer) allowed to read this run
+            self.ended = True
             await self.close(code=REFUSED)
             return
         html, self.last_seq, finished = pushed
         if html:
             await self.send(text_data=html)
         if finished:
+            self.ended = True
             await self.close(code=1000)  # nothing more will come; 1000 is not retried by htmx

@@ -588,3 +588,18 @@ async def test_the_reaper_fails_runs_whose_job_ended_and_gives_queued_runs_witho
     assert ("todo", {"run_id": waiting.pk}) in jobs.values()
     assert await reap_interrupted_runs() == []  # nothing twice, and no second job for the waiting run
     assert await database_sync_to_async(run_jobs)() == jobs
+
+
+async def test_doorbells_for_two_hundred_pages_of_one_process_all_arrive(redis_layer):
+    # channels-redis keeps one list per process for all of its consumers' messages; past the
+    # layer's capacity it drops what is sent there. A process serving two hundred live pages gets
+    # a bell for each of them at once, and not one may be lost (the last bell is a run's end).
+    from channels.layers import get_channel_layer
+    layer = get_channel_layer()
+    channels = [await layer.new_channel() for _ in range(200)]
+    for n, channel in enumerate(channels):
+        await layer.group_add(f"run-bell-test-{n}", channel)
+    for n in range(200):
+        await layer.group_send(f"run-bell-test-{n}", {"type": "run.event", "seq": n})
+    heard = [await asyncio.wait_for(layer.receive(channel), 5) for channel in channels]
+    assert [m["seq"] for m in heard] == list(range(200))

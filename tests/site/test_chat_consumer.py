@@ -187,3 +187,16 @@ async def test_opening_a_run_starts_the_sweeper_that_fails_runs_a_restart_interr
         await communicator.disconnect()
         if services._sweeper:
             services._sweeper.cancel()
+
+
+async def test_a_page_that_hears_nothing_reads_anyway_so_a_lost_last_bell_still_ends_it(running, alice, settings):
+    settings.BEYOND_PAGE_RECHECK_S = 0.2
+    comm = await connect(running, alice)
+    await comm.receive_from()
+    assert await comm.receive_nothing(timeout=0.5)  # nothing new: the checks send nothing
+    await database_sync_to_async(record)(  # the run ends, and its bells are lost
+        running, released(2, "Two."), released(3, "Three."), Event(ev.SummaryReady(summary="The recap.")),
+        Event(ev.RunCompleted()))
+    final = await comm.receive_from(timeout=3)
+    assert 'data-run-status="completed"' in final and "The recap." in final
+    assert (await comm.receive_output())["type"] == "websocket.close"
