@@ -39,6 +39,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.ended = False
         self.reading = asyncio.Lock()  # one read-and-push at a time: doorbells and the quiet check
         self.recheck: asyncio.Task | None = None
+        self.heard = asyncio.get_running_loop().time()  # when the last doorbell (or check) came
         await self.accept()
         # After a server restart the first page that opens a run starts the runner's sweeper,
         # which fails runs the restart interrupted (and says so on this very socket).
@@ -77,6 +78,7 @@ class RunConsumer(AsyncWebsocketConsumer):
         the same read, that the user may still see the run: a member removed mid-run stops
         seeing it). A bell for an event this socket already sent (one read covers every event
         recorded before it) costs nothing."""
+        self.heard = asyncio.get_running_loop().time()
         if message.get("seq", self.last_seq + 1) <= self.last_seq:
             return
         await self._tail()
@@ -87,11 +89,16 @@ class RunConsumer(AsyncWebsocketConsumer):
                 await self._push(await since_for(self.scope.get("user"), self.run_id, self.last_seq))
 
     async def _read_when_quiet(self):
-        """Bells are best effort (a full or restarted channel layer drops them): every
-        BEYOND_PAGE_RECHECK_S the page reads what it may have missed (usually nothing, and then
-        nothing is sent)."""
+        """Bells are best effort (a full or restarted channel layer drops them): a page that has
+        heard none for BEYOND_PAGE_RECHECK_S reads what it may have missed (usually nothing, and
+        then nothing is sent)."""
+        loop = asyncio.get_running_loop()
         while not self.ended:
-            await asyncio.sleep(settings.BEYOND_PAGE_RECHECK_S)
+            quiet_since = self.heard
+            await asyncio.sleep(max(0.0, quiet_since + settings.BEYOND_PAGE_RECHECK_S - loop.time()))
+            if self.heard != quiet_since:
+                continue  # a bell came meanwhile: wait for a full quiet period after it
+            self.heard = loop.time()
             try:
                 await self._tail()
             except Exception:  # a busy database now: the next check or bell tries again
