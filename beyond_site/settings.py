@@ -110,8 +110,10 @@ BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
 BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 2)
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
-#: thread at a time: more threads only make every one of them, and the runs, wait longer.
-BEYOND_HTTP_CONCURRENCY = envint("BEYOND_HTTP_CONCURRENCY", 4)
+#: thread at a time: more threads only make every one of them, and the runs, wait longer. With
+#: 100 submissions at once (bench/load.py) 8 did best: per-run wall p95 12 to 13 s on SQLite
+#: against 14.5 s with 4 and 13.2 s with 16; unbounded, submissions were refused as busy.
+BEYOND_HTTP_CONCURRENCY = envint("BEYOND_HTTP_CONCURRENCY", 8)
 #: A live run page that has heard no doorbell for this long reads its run anyway (a doorbell can be
 #: lost: the page must still see the run's end).
 BEYOND_PAGE_RECHECK_S = float(os.getenv("BEYOND_PAGE_RECHECK_S", "15"))
