@@ -260,8 +260,8 @@ def main() -> int:
                            check=False)
 
     walls = [m.ended - m.submitted for m in members if m.saw_end]
-    # Where a run's wall time went: the submission's answer, the wait before its first event, the
-    # run itself (first event to last), and its last event reaching the page.
+    # Where a run's wall time went: the submission's answer, the wait before its first event, and the
+    # run itself (first event to last); the last event reaching the page is in the lag below.
     answered, waited, lasted = [], [], []
     for m in members:
         events = record.get(str(m.run_id), {}).get("events", [])

@@ -2,8 +2,9 @@
 
 The channel layer only says "event n exists"; what is sent comes from the database, so a lost
 doorbell costs latency, never a step: the next bell brings what it missed, and a page that hears
-nothing for BEYOND_PAGE_RECHECK_S reads anyway, so even a lost last bell (a run's end) arrives. A refused socket is accepted and then closed with 4403:
-htmx retries a failed handshake (seen as 1006) forever, but not a 4403 close.
+nothing for BEYOND_PAGE_RECHECK_S reads anyway, so even a lost last bell (a run's end) arrives.
+A refused socket is accepted and then closed with 4403: htmx retries a failed handshake (seen as
+1006) forever, but not a 4403 close.
 """
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ import asyncio
 import logging
 
 from channels.generic.websocket import AsyncWebsocketConsumer
-from redis.exceptions import ConnectionError as RedisConnectionError
-
 from django.conf import settings
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db

@@ -41,19 +41,16 @@ def _plural(n: int, word: str) -> str:
 SUBMISSION_CAPS = ("max_runs_in_flight_per_workspace", "max_runs_in_flight_per_user", "max_runs_per_user_per_day")
 
 
-def caps_submissions(workspace: Workspace) -> bool:
-    """Whether the workspace has a cap on starting runs at all. Without one there is nothing to
-    count, and submissions need not take turns on the workspace's row (under a burst they queued
-    there one behind the other)."""
-    budget = WorkspaceBudget.of(workspace)
-    return any(getattr(budget, cap) is not None for cap in SUBMISSION_CAPS)
-
-
 def check_submission(workspace: Workspace, user) -> None:
     """BudgetRefused when starting one more run now would go over a cap. Call it inside the
-    transaction that creates the run, after locking the workspace row, so that two submissions
-    at once cannot both take the last place."""
-    budget = WorkspaceBudget.of(workspace)
+    transaction that creates the run: when the workspace caps submissions, the runs are counted
+    under a lock on the workspace row, so that two submissions at once cannot both take the last
+    place. Without a cap there is nothing to count, and submissions do not take turns on the row
+    (under a burst they queued there one behind the other)."""
+    if all(getattr(WorkspaceBudget.of(workspace), cap) is None for cap in SUBMISSION_CAPS):
+        return
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    budget = WorkspaceBudget.of(workspace)  # read again under the lock, which budget changes take too
     runs = Run.objects.filter(workspace=workspace)
     cap = budget.max_runs_in_flight_per_workspace
     if cap is not None and runs.filter(status__in=IN_FLIGHT).count() >= cap:

@@ -23,7 +23,7 @@ from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.runs import chain, jobs
-from beyond_site.runs.budgets import caps_submissions, check_submission, run_budget
+from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
@@ -88,11 +88,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     topo = resolve_topology(workspace, topology)
     try:
         with transaction.atomic():  # a new conversation exists only with its run
-            # The caps are counted under a lock on the workspace row: two submissions at once
-            # cannot both take the last place (SQLite's writers take turns anyway).
-            if caps_submissions(workspace):
-                Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
-                check_submission(workspace, user)
+            check_submission(workspace, user)  # locks the workspace row when it caps submissions
             if conversation is None:
                 conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
                                                            created_by=user)

@@ -24,19 +24,14 @@ def imported_packs() -> dict[str, Pack]:
     """Every imported pack by key; built again only when its row changed since it was last read."""
     versions = list(FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
     stale = [pk for pk, key, changed in versions if _imported.get(key, (None,))[0] != (pk, changed)]
-    if stale:
-        built = {row.key: ((row.pk, row.updated_at), pack_from_dict(row.data))
-                 for row in FrameworkPack.objects.filter(pk__in=stale)}
-        with _imported_lock:
-            _imported.update(built)
-    packs = {}
-    for pk, key, changed in versions:
-        version, pack = _imported.get(key, (None, None))
-        if version == (pk, changed):
-            packs[key] = pack
-        else:  # changed again since the read just above: build it from the row now
-            packs[key] = pack_from_dict(FrameworkPack.objects.get(pk=pk).data)
-    return packs
+    built = {row.key: ((row.pk, row.updated_at), pack_from_dict(row.data))
+             for row in FrameworkPack.objects.filter(pk__in=stale)} if stale else {}
+    with _imported_lock:
+        _imported.update(built)
+    # A pack built just now is as new as its row (or newer, if it changed between the two reads);
+    # a stale row deleted between them is left out.
+    found = {key: built.get(key) or _imported.get(key) for _, key, _ in versions}
+    return {key: entry[1] for key, entry in found.items() if entry is not None}
 
 
 def available_packs() -> dict[str, Pack]:

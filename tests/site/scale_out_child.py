@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import channel_layers
+from channels.layers import channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.db import connection, transaction
@@ -594,7 +594,6 @@ async def test_doorbells_for_two_hundred_pages_of_one_process_all_arrive(redis_l
     # channels-redis keeps one list per process for all of its consumers' messages; past the
     # layer's capacity it drops what is sent there. A process serving two hundred live pages gets
     # a bell for each of them at once, and not one may be lost (the last bell is a run's end).
-    from channels.layers import get_channel_layer
     layer = get_channel_layer()
     channels = [await layer.new_channel() for _ in range(200)]
     for n, channel in enumerate(channels):
