@@ -76,16 +76,16 @@ def manage(env, *args, stdin: str | None = None) -> str:
     return done.stdout
 
 
-def proc_usage(pid: int) -> tuple[float, float]:
-    """(peak RSS in MB, CPU seconds) of a process, from /proc."""
+def proc_usage(pid: int) -> tuple[float, float, float]:
+    """(peak RSS in MB, CPU seconds, of which in the kernel) of a process, from /proc."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
         peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return peak, cpu
+        user, kernel = (int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK"))
+        return peak, user + kernel, kernel
     except (OSError, AttributeError):
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
 
 
 def pct(values: list[float], p: float) -> float:
@@ -96,6 +96,9 @@ def pct(values: list[float], p: float) -> float:
 
 
 class Member:
+    #: --floor: post an empty task (refused by the form before anything is written) and stop there.
+    floor = False
+
     def __init__(self, base: str, n: int):
         self.base, self.n = base, n
         self.run_id: int | None = None
@@ -124,9 +127,13 @@ class Member:
                 ready.put_nowait(self.n)
                 await start.wait()
                 self.submitted = time.time()
-                sent = await client.post("/w/load/send/", data={"message": f"Load task {self.n}", "idempotency_key": key},
+                sent = await client.post("/w/load/send/", data={"message": "" if self.floor else f"Load task {self.n}",
+                                                                "idempotency_key": key},
                                          headers={"HX-Request": "true", "X-CSRFToken": csrf, "Referer": self.base + "/"})
                 self.answered = time.time()
+                if self.floor:
+                    self.error = "" if sent.status_code in (200, 400) else f"send: HTTP {sent.status_code}"
+                    return
                 found = re.search(r'ws-connect="/ws/runs/(\d+)/"', sent.text)
                 if sent.status_code != 200 or not found:
                     self.error = f"send: HTTP {sent.status_code}"
@@ -190,6 +197,11 @@ def main() -> int:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
     parser.add_argument("--profile", metavar="FILE", help="record the web process with py-spy during the runs (raw "
                         "collapsed stacks, one line per stack and thread)")
+    parser.add_argument("--profile-what", choices=["gil", "cpu", "wall"], default="gil",
+                        help="with --profile: the thread holding the GIL (default), every thread on a CPU (Python "
+                        "or not: SQLite, the kernel), or every thread whether it runs or waits")
+    parser.add_argument("--floor", action="store_true", help="the cost of an HTTP request alone: each member posts an "
+                        "empty task, which the form refuses before anything is written (no run, no websocket)")
     parser.add_argument("--keep", action="store_true", help="keep the SQLite database and the server's log")
     args = parser.parse_args()
     if args.mode == "scaled" and args.db != "postgres":
@@ -236,8 +248,10 @@ def main() -> int:
             at_start.extend(proc_usage(p.pid) for p in procs)
             if args.profile:
                 spy.append(subprocess.Popen(["py-spy", "record", "-p", str(procs[0].pid), "-o", args.profile,
-                                             "-r", "100", "--nonblocking", "--gil", "--threads", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
+                                             "-r", "100", "--nonblocking", *{"gil": ["--gil"], "cpu": [], "wall": ["--idle"]}[args.profile_what],
+                                             "--threads", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
 
+        Member.floor = args.floor
         client_before = time.process_time()
         members = asyncio.run(drive(bases, args.runs, args.timeout, runs_begin))
         client_cpu = time.process_time() - client_before
@@ -259,6 +273,15 @@ def main() -> int:
             subprocess.run(["psql", f"{args.postgres}/postgres", "-qc", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
                            check=False)
 
+    if args.floor:
+        answered = [m.answered - m.submitted for m in members if m.answered]
+        (_, cpu, kernel), (_, cpu_before, kernel_before) = usage[0], at_start[0]
+        print(f"{args.runs} empty submissions · {args.db}: answered p50 {pct(answered, 50):.2f} s p95 "
+              f"{pct(answered, 95):.2f} s; failed {sum(bool(m.error) for m in members)}; web CPU "
+              f"{cpu - cpu_before:.2f} s ({(cpu - cpu_before) / args.runs * 1000:.1f} ms a request, "
+              f"{kernel - kernel_before:.2f} s in the kernel)")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     walls = [m.ended - m.submitted for m in members if m.saw_end]
     # Where a run's wall time went: the submission's answer, the wait before its first event, and the
     # run itself (first event to last); the last event reaching the page is in the lag below.
@@ -297,9 +320,9 @@ def main() -> int:
     errors = sorted({m.error for m in members if m.error})
     for error in errors[:5]:
         print(f"  error: {error}")
-    for n, ((peak, cpu), (_, cpu_before)) in enumerate(zip(usage, at_start or [(0, 0)] * len(usage))):
+    for n, ((peak, cpu, kernel), (_, cpu_before, kernel_before)) in enumerate(zip(usage, at_start or [(0, 0, 0)] * len(usage))):
         print(f"process {n} ({'daphne' if n < args.web else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
-              f" ({cpu - cpu_before:.1f} s after the logins)")
+              f" ({cpu - cpu_before:.1f} s after the logins, {kernel - kernel_before:.1f} s of it in the kernel)")
     print(f"the load generator itself (this process, logins included): CPU {client_cpu:.1f} s")
     problems = Counter(re.sub(r"\d+", "N", line.strip())[:400] for line in log.read_text(errors="replace").splitlines()
                        if re.search(r"WARNING|ERROR|Error|Exception|refused|timed out", line))

@@ -9,21 +9,34 @@ from django.template.loader import render_to_string
 
 from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
-from beyond_site.runs.access import may_read_run
-from beyond_site.runs.models import RunEvent
+from beyond_site.runs.access import readable_runs
+from beyond_site.runs.models import Run, RunEvent
 
 Pushed = tuple[str, int, bool]
+
+
+#: What a tail draws from the run's own row: the whole row (its brief, its recap) is read by
+#: `run_view`, for the few events that redraw the whole run.
+LIVE_FIELDS = ("id", "status", "research", "halt_reason")
+
+
+def _live_run(user, run_id: int) -> Run | None:
+    """The run's live fields when `user` may read it (None when not): the access check and the
+    read in one query."""
+    return readable_runs(user).filter(pk=run_id).only(*LIVE_FIELDS).first()
 
 
 def snapshot_for(user, run_id: int) -> Pushed | None:
     """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
     read in one trip to the database lane."""
-    return snapshot(run_id) if may_read_run(user, run_id) else None
+    return snapshot(run_id) if _live_run(user, run_id) is not None else None
 
 
 def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
-    """`since`, when `user` may still read the run (None when not), in one trip."""
-    return since(run_id, last_seq) if may_read_run(user, run_id) else None
+    """`since`, when `user` may still read the run (None when not), in one trip; the check reads
+    the run's live fields, which the tail then uses."""
+    run = _live_run(user, run_id)
+    return since(run, last_seq) if run is not None else None
 
 
 def snapshot(run_id: int) -> Pushed:
@@ -32,28 +45,34 @@ def snapshot(run_id: int) -> Pushed:
     return _state(rv), rv.last_seq, rv.finished
 
 
-#: Events after which the whole run is read again; the others (most of them) change one step or
+#: Events after which the whole run is read again; the others (most of them) change the steps or
 #: the progress line, and only that is read and rendered.
-WHOLE_RUN = ev.FINAL_TYPES | {ev.BRIEF_READY, ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_COLLECTED}
+WHOLE_RUN = ev.FINAL_TYPES | {ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_COLLECTED}
 
 
-def since(run_id: int, last_seq: int) -> Pushed:
-    """(fragments for what changed after `last_seq`, new last seq, finished?)."""
+def since(run: Run | int, last_seq: int) -> Pushed:
+    """(fragments for what changed after `last_seq`, new last seq, finished?). `run` is the run's
+    row as just read (its live fields at least), or its id."""
+    if not isinstance(run, Run):
+        run = Run.objects.only(*LIVE_FIELDS).get(pk=run)
+    run_id = run.pk
     new = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
     if not new:
         return "", last_seq, False
     types = {e.type for e in new}
-    if not types & WHOLE_RUN:
-        rv = tail_view(run_id, new)
-        if not rv.run.research:  # a research run's steps mark their sources: the whole view knows them
+    # A research run's steps mark their sources, which only the whole view knows.
+    if not types & WHOLE_RUN and not run.research:
+        rv = tail_view(run, new)
+        if ev.BRIEF_READY in types:  # the plan: every step, pending
+            parts = [_render("chat/_steps.html", rv)]
+        else:
             parts = [_render("chat/_step.html", rv, s=s) for s in rv.steps]
-            if rv.progress:
-                parts.append(_render("chat/_progress.html", rv))
-            return "".join(parts), new[-1].seq, False
+        if rv.progress:
+            parts.append(_render("chat/_progress.html", rv))
+        return "".join(parts), new[-1].seq, False
     rv = run_view(run_id)
     if rv.finished:
         return _render("chat/_run.html", rv), max(rv.last_seq, new[-1].seq), True
-    types = {e.type for e in new}
     parts = []
     if ev.BRIEF_READY in types:
         parts.append(_render("chat/_steps.html", rv))

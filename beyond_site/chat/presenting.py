@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from html import unescape
 
-from django.db.models import Count, Max, OuterRef, Q, Subquery
+from django.db.models import Max, OuterRef, Subquery
 from django.utils.safestring import SafeString, mark_safe
 
 from pipeline import badges, events as ev
@@ -219,18 +219,18 @@ def run_views(run_ids) -> dict[int, RunView]:
     return views
 
 
-def tail_view(run_id: int, new: list[RunEvent]) -> RunView:
-    """What the frequent events change (a step, the progress line), read without rebuilding the
-    whole run: the run row, the changed steps and the step counts. `steps` holds only the steps
-    those events changed."""
-    run = Run.objects.select_related("workspace").get(pk=run_id)
+def tail_view(run: Run, new: list[RunEvent]) -> RunView:
+    """What the frequent events change (the steps, the progress line), read without rebuilding the
+    whole run: from `run` (its live fields, as just read) and its steps, in one query. `steps`
+    holds the steps those events changed: all of them when the brief has just planned them."""
+    planned = any(e.type == ev.BRIEF_READY for e in new)
     changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
-    steps = [step_view(s, halts) for s in Step.objects.filter(run_id=run_id, index__in=changed).order_by("index")]
-    counts = Step.objects.filter(run_id=run_id).aggregate(total=Count("id"),
-                                                          released=Count("id", filter=Q(status=Step.RELEASED)))
+    all_steps = list(Step.objects.filter(run_id=run.pk).order_by("index"))
+    steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]
     moved = [e for e in new if e.type in PROGRESS_TYPES]
-    progress = progress_text(moved[-1], counts["total"], counts["released"]) if moved else ""
+    released = sum(1 for s in all_steps if s.status == Step.RELEASED)
+    progress = progress_text(moved[-1], len(all_steps), released) if moved else ""
     return RunView(run=run, status=page_status(run.status), steps=steps, progress=progress, recap_html="",
                    warnings=[], last_seq=new[-1].seq)
 

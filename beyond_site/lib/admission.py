@@ -9,14 +9,23 @@ event loop instead, where waiting costs nothing.
 
 The slot is taken after the body has been read and given back before a streamed response is
 sent, so a slow client (an upload trickling in, a large download) never holds one.
+
+Each slot is also a thread that stays: Django would run every request on a thread of its own,
+made for it, and each new thread opens its own database connection (on SQLite a new connection
+and its set-up statements; on PostgreSQL a connection borrowed from the pool). A slot's thread
+keeps its connection from one request to the next, checked at the end of each as Django's own
+end-of-request handler does (`close_old_connections`).
 """
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import django
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
+from django.db import close_old_connections
 
 
 class AdmittingASGIHandler(ASGIHandler):
@@ -28,10 +37,23 @@ class AdmittingASGIHandler(ASGIHandler):
         super().__init__()
         self.limit = limit
         self._slots = asyncio.Semaphore(limit)
+        # One thread per slot; a request holding a slot holds one of them (taken and given back
+        # on the event loop, so no lock is needed).
+        self._threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beyond-http-{k}")
+                         for k in range(limit)]
 
     async def get_response_async(self, request):
         async with self._slots:
-            return await super().get_response_async(request)
+            thread = self._threads.pop()
+            try:
+                # Every synchronous part of this request (middleware, view) runs on the slot's thread.
+                async with ThreadSensitiveContext(executor=thread):
+                    try:
+                        return await super().get_response_async(request)
+                    finally:
+                        await sync_to_async(close_old_connections)()
+            finally:
+                self._threads.append(thread)
 
 
 def asgi_application() -> AdmittingASGIHandler:

@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404
 
 from beyond_site.runs.models import Run
 from beyond_site.workspaces.access import READ, require_membership
-from beyond_site.workspaces.models import Membership
 
 
 def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
@@ -19,9 +18,11 @@ def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
     return get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
 
 
-def may_read_run(user, run_id: int) -> bool:
-    """Whether `user` may read run `run_id` (the websocket's check, made without a request, on
-    every doorbell: one query)."""
+def readable_runs(user):
+    """The runs `user` may read (every role of a workspace's members may), as a queryset to narrow:
+    a websocket checks with it on every doorbell, in the same query as its read of the run."""
     if not getattr(user, "is_authenticated", False):
-        return False
-    return Membership.objects.filter(user=user, workspace__runs__id=run_id).exists()  # every role may read
+        return Run.objects.none()
+    return Run.objects.filter(workspace__memberships__user=user)  # one membership per user and workspace
+
+

@@ -47,7 +47,8 @@ def check_submission(workspace: Workspace, user) -> None:
     under a lock on the workspace row, so that two submissions at once cannot both take the last
     place. Without a cap there is nothing to count, and submissions do not take turns on the row
     (under a burst they queued there one behind the other)."""
-    if all(getattr(WorkspaceBudget.of(workspace), cap) is None for cap in SUBMISSION_CAPS):
+    budget = WorkspaceBudget.of(workspace)
+    if all(getattr(budget, cap) is None for cap in SUBMISSION_CAPS):
         return
     Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
     budget = WorkspaceBudget.of(workspace)  # read again under the lock, which budget changes take too

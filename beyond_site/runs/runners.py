@@ -57,7 +57,14 @@ def identity_of(pid: int) -> str:
 
 def runner_identity() -> str:
     """This process as a runner."""
-    return identity_of(os.getpid())
+    return _own_identity(os.getpid())
+
+
+@functools.cache
+def _own_identity(pid: int) -> str:
+    # A process's start time never changes: read /proc once per process (a forked child has
+    # another pid, hence its own entry), not on every run it claims.
+    return identity_of(pid)
 
 
 def runner_gone(owner: str | None) -> bool:

@@ -47,3 +47,29 @@ def test_the_limit_must_let_a_request_in():
 def test_the_site_is_served_by_the_admitting_handler():
     from beyond_site.asgi import django_asgi_app
     assert isinstance(django_asgi_app, AdmittingASGIHandler) and django_asgi_app.limit >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_slot_keeps_its_thread_and_its_database_connection_from_one_request_to_the_next(monkeypatch):
+    import threading
+
+    from asgiref.sync import ThreadSensitiveContext, sync_to_async
+    from django.db import connection
+
+    def where():
+        connection.ensure_connection()
+        return threading.get_ident(), id(connection.connection)
+
+    async def view(self, request):
+        return await sync_to_async(where)()  # thread-sensitive, as Django runs middleware and views
+
+    monkeypatch.setattr(ASGIHandler, "get_response_async", view)
+    handler = AdmittingASGIHandler(limit=1)
+
+    async def request():
+        async with ThreadSensitiveContext():  # as Django's handler enters one per request
+            return await handler.get_response_async(None)
+
+    first, second = [await request() for _ in range(2)]
+    assert first == second  # the same thread, still connected: no new connection per request
+    assert first[0] != threading.get_ident()

@@ -149,6 +149,16 @@ def test_submissions_take_turns_on_the_workspace_only_when_it_caps_them(acme, bo
     assert workspace_reads("a per-run limit caps no submission") == 0
 
 
+def test_an_uncapped_submission_reads_the_budget_once(acme, bob):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    services.set_budget(acme, {"max_tokens_per_run": 1000})  # a budget, capping no submission
+    with CaptureQueriesContext(connection) as seen:
+        start_run(acme, "one read of the budget", user=bob)
+    assert sum('FROM "workspaces_workspacebudget"' in q["sql"] for q in seen.captured_queries) == 1
+
+
 def test_beyond_run_over_the_workspace_cap_is_a_command_error_and_no_run(acme, bob, tmp_path):
     services.set_budget(acme, {"max_runs_in_flight_per_workspace": 1})
     send(bob, "queued")

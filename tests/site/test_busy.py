@@ -50,10 +50,10 @@ async def test_a_run_page_the_database_cannot_serve_is_told_to_try_again(acme, a
     run = await database_sync_to_async(new_run)(acme, alice)
     headers = await database_sync_to_async(session_headers)(alice)
 
-    def refuse(run_id):
+    def refuse(user, run_id):
         raise PoolTimeout("couldn't get a connection after 10.00 sec")
 
-    monkeypatch.setattr(fragments, "snapshot", refuse)
+    monkeypatch.setattr(fragments, "_live_run", refuse)  # a page's first read, whatever the run's state
     comm = WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=[ORIGIN, *headers])
     connected, _ = await comm.connect()
     assert connected
