@@ -13,6 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from django.db.models import Count, Sum
 
 from pipeline import badges, events as ev
+from beyond_site.chat.presenting import mark_sources, source_views
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 
@@ -192,6 +193,9 @@ def step_notes(events: list[RunEvent]) -> dict[int, dict]:
 def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
     """The trace's steps, each with its label, halt reasons and re-render issues."""
     notes = step_notes(events)
+    # A research run's links to approved evidence carry its id (E1...), as in the chat.
+    sources = [source for e in events if e.type == ev.EVIDENCE_COLLECTED
+               for source in source_views(e.payload.items, run.brief)]
     # The trace calls a not-yet-settled step "not_released"; while the run goes on, it is pending.
     pending = set(run.steps.filter(status=Step.PENDING).values_list("index", flat=True))
     steps = []
@@ -200,6 +204,7 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
         status = Step.PENDING if step["index"] in pending else step["status"]
         steps.append({**step, "label": step_label(status, step["badge"]), "css": step["badge"] or status, **note,
                       # Rendered by the chat's own renderer, so the auditor reads what the member read.
-                      "html": markdown_to_html(step["content"]) if step["content"] is not None else None,
+                      "html": (mark_sources(markdown_to_html(step["content"]), sources)
+                               if step["content"] is not None else None),
                       "attempts": attempt_views(step["attempts"])})
     return steps

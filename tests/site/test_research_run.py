@@ -137,6 +137,21 @@ def test_the_page_shows_the_sources_and_marks_links_to_them(workspace, web, tmp_
     assert '<sup class="evidence-id">E1</sup>' in page
 
 
+def test_the_audit_page_marks_the_links_to_sources_as_the_chat_does(workspace, web, tmp_path, carol):
+    from django.test import Client
+
+    from beyond_site.workspaces.models import Membership
+
+    site, _ = web
+    trace = run_research(tmp_path, research_script(site.url("/pricing")))
+    Membership.objects.create(user=carol, workspace=workspace, role="auditor")
+    client = Client()
+    client.force_login(carol)
+    page = client.get(f"/w/acme/audit/runs/{trace['run']['id']}/").content.decode()
+    assert f'<a href="{site.url("/pricing")}" data-evidence="E1"' in page
+    assert '<sup class="evidence-id">E1</sup>' in page
+
+
 def test_a_source_that_is_not_a_web_address_is_never_a_link():
     from beyond_site.chat.presenting import source_views
 
