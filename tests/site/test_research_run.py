@@ -119,37 +119,33 @@ def test_research_without_a_search_backend_is_a_clear_error(workspace, tmp_path,
     assert not Run.objects.exists()
 
 
-def test_the_page_shows_the_sources_and_marks_links_to_them(workspace, web, tmp_path, alice):
+def _research_page(workspace, web, tmp_path, user, role, path) -> tuple[str, str]:
+    """(the page at `path`, formatted with the run's trace, as `user` with `role` sees it; the
+    evidence link as marked) for a research run whose step links to its first source."""
     from django.test import Client
 
     from beyond_site.workspaces.models import Membership
 
     site, _ = web
     trace = run_research(tmp_path, research_script(site.url("/pricing")))
-    Membership.objects.create(user=alice, workspace=workspace, role="member")
+    Membership.objects.create(user=user, workspace=workspace, role=role)
     client = Client()
-    client.force_login(alice)
-    page = client.get(f"/w/acme/c/{trace['run']['conversation']}/").content.decode()
+    client.force_login(user)
+    page = client.get(path.format(run=trace["run"]["id"], conversation=trace["run"]["conversation"]))
+    return page.content.decode(), f'<a href="{site.url("/pricing")}" data-evidence="E1"'
+
+
+def test_the_page_shows_the_sources_and_marks_links_to_them(workspace, web, tmp_path, alice):
+    page, marked = _research_page(workspace, web, tmp_path, alice, "member", "/w/acme/c/{conversation}/")
     assert 'data-source="E1" data-source-status="used"' in page
     assert 'data-source="E2" data-source-status="not-used"' in page
     assert 'data-source="E3" data-source-status="refused"' in page and "not used: " in page
-    assert f'<a href="{site.url("/pricing")}" data-evidence="E1"' in page
-    assert '<sup class="evidence-id">E1</sup>' in page
+    assert marked in page and '<sup class="evidence-id">E1</sup>' in page
 
 
 def test_the_audit_page_marks_the_links_to_sources_as_the_chat_does(workspace, web, tmp_path, carol):
-    from django.test import Client
-
-    from beyond_site.workspaces.models import Membership
-
-    site, _ = web
-    trace = run_research(tmp_path, research_script(site.url("/pricing")))
-    Membership.objects.create(user=carol, workspace=workspace, role="auditor")
-    client = Client()
-    client.force_login(carol)
-    page = client.get(f"/w/acme/audit/runs/{trace['run']['id']}/").content.decode()
-    assert f'<a href="{site.url("/pricing")}" data-evidence="E1"' in page
-    assert '<sup class="evidence-id">E1</sup>' in page
+    page, marked = _research_page(workspace, web, tmp_path, carol, "auditor", "/w/acme/audit/runs/{run}/")
+    assert marked in page and '<sup class="evidence-id">E1</sup>' in page
 
 
 def test_a_source_that_is_not_a_web_address_is_never_a_link():
