@@ -100,14 +100,16 @@ DATABASES = {"default": dj_database_url.parse(os.getenv("DATABASE_URL", f"sqlite
 _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 #: Threads for the database work of runs, and for what live pages read (websocket handshakes,
 #: snapshots, tails), in separate lanes (beyond_site/lib/db.py). SQLite takes one writer at a
-#: time: more threads only wait on its lock (measured by bench/load.py: with one thread each, 100
-#: concurrent runs' events reach their pages in 45 ms at the median instead of 380). On
-#: PostgreSQL two each: the work is mostly Python, which a process runs one thread at a time, so
-#: more threads only take turns away from the requests (with 8 and 4, 100 submissions at once were
-#: answered in 18 s at the 95th percentile and events reached pages in 1.1 s; with 2 and 2, 9 s and
-#: 0.5 s).
+#: time: more runs' threads only wait on its lock (measured by bench/load.py: with one thread each,
+#: 100 concurrent runs' events reached their pages in 45 ms at the median instead of 380 with
+#: more). Pages only read, which SQLite's WAL lets several connections do at once: with two page
+#: threads the event lag p95 was 50 to 79 ms over seven repetitions, against 89 to 187 ms with one
+#: (four did no better). On PostgreSQL two each: the work is mostly Python, which a process runs
+#: one thread at a time, so more threads only take turns away from the requests (with 8 and 4,
+#: 100 submissions at once were answered in 18 s at the 95th percentile and events reached pages
+#: in 1.1 s; with 2 and 2, 9 s and 0.5 s).
 BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
-BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 1 if _SQLITE else 2)
+BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 2)
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
 #: thread at a time: more threads only make every one of them, and the runs, wait longer. With

@@ -13,9 +13,9 @@ from urllib.parse import urlsplit, urlunsplit
 from django.db.models import Count, Sum
 
 from pipeline import badges, events as ev
-from beyond_site.chat.presenting import mark_sources, source_views
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
+from beyond_site.runs.sources import mark_sources, source_views
 
 STATUS_LABELS = {Step.HALTED: "halted", Step.NOT_RELEASED: "not released", Step.PENDING: "pending"}
 

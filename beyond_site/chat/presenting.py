@@ -6,19 +6,16 @@ means the blind verifier found no contract violation; nothing here says "verifie
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from html import unescape
 
 from django.db.models import Max, OuterRef, Subquery
-from django.utils.safestring import SafeString, mark_safe
 
 from pipeline import badges, events as ev
-from pipeline.integrity import normalise_url
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
@@ -118,52 +115,6 @@ class RunView:
     @property
     def can_run_again(self) -> bool:
         return self.run.status in (Run.FAILED, Run.HALTED, Run.CANCELLED)
-
-
-@dataclass
-class SourceView:
-    """One page the run's web research collected: read or not, approved by the brief or not."""
-
-    id: str
-    url: str
-    title: str
-    fetched_at: str
-    status: str
-    reason: str
-    approved: bool
-
-    @property
-    def link(self) -> str:
-        """The URL as a link target only when it is a web address (search results are not ours)."""
-        return self.url if self.url.lower().startswith(("http://", "https://")) else ""
-
-
-def source_views(items: list[dict], brief: dict | None) -> list[SourceView]:
-    approved = {e.get("id") for e in (brief or {}).get("evidence") or []}
-    return [SourceView(id=i.get("id", ""), url=i.get("url", ""), title=i.get("title") or i.get("url", ""),
-                       fetched_at=i.get("fetched_at") or "", status=i.get("status", ""), reason=i.get("reason") or "",
-                       approved=i.get("id") in approved and i.get("status") == "ok")
-            for i in items]
-
-
-_LINK = re.compile(r'<a href="([^"]+)"')
-
-
-def mark_sources(html: SafeString, sources: list[SourceView]) -> SafeString:
-    """Links in released content that point at approved evidence carry its id (E1...), so a reader
-    sees which source backs them. `html` is already sanitised; only fixed markup is added."""
-    approved = [(normalise_url(s.url), s.id) for s in sources if s.approved]
-    if not approved:
-        return html
-
-    def tag(match: re.Match) -> str:
-        url = normalise_url(unescape(match.group(1)))
-        found = next((id_ for known, id_ in approved if known and known == url), None)
-        return match.group(0) + (f' data-evidence="{found}" title="Source {found}"' if found else "")
-
-    marked = _LINK.sub(tag, str(html))
-    marked = re.sub(r'(data-evidence="(E\d+)"[^>]*>.*?</a>)', r'\1<sup class="evidence-id">\2</sup>', marked)
-    return mark_safe(marked)  # noqa: S308  (sanitised input; only fixed attributes and ids added)
 
 
 def recap_findings(findings: list[dict] | None) -> list[str]:

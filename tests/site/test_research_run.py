@@ -149,7 +149,7 @@ def test_the_audit_page_marks_the_links_to_sources_as_the_chat_does(workspace, w
 
 
 def test_a_source_that_is_not_a_web_address_is_never_a_link():
-    from beyond_site.chat.presenting import source_views
+    from beyond_site.runs.sources import source_views
 
     [evil] = source_views([{"id": "E1", "url": "javascript:alert(1)", "status": "failed", "reason": "bad_url"}], None)
     assert evil.link == "" and not evil.approved
