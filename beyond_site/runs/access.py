@@ -24,5 +24,3 @@ def readable_runs(user):
     if not getattr(user, "is_authenticated", False):
         return Run.objects.none()
     return Run.objects.filter(workspace__memberships__user=user)  # one membership per user and workspace
-
-
