@@ -50,31 +50,20 @@ def snapshot(run_id: int) -> Pushed:
 WHOLE_RUN = ev.FINAL_TYPES | {ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_COLLECTED}
 
 
-def since(run: Run | int, last_seq: int) -> Pushed:
+def since(run: Run, last_seq: int) -> Pushed:
     """(fragments for what changed after `last_seq`, new last seq, finished?). `run` is the run's
-    row as just read (its live fields at least), or its id."""
-    if not isinstance(run, Run):
-        run = Run.objects.only(*LIVE_FIELDS).get(pk=run)
-    run_id = run.pk
-    new = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
+    row as just read (its live fields at least)."""
+    new = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
     if not new:
         return "", last_seq, False
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
-    if not types & WHOLE_RUN and not run.research:
-        rv = tail_view(run, new)
-        if ev.BRIEF_READY in types:  # the plan: every step, pending
-            parts = [_render("chat/_steps.html", rv)]
-        else:
-            parts = [_render("chat/_step.html", rv, s=s) for s in rv.steps]
-        if rv.progress:
-            parts.append(_render("chat/_progress.html", rv))
-        return "".join(parts), new[-1].seq, False
-    rv = run_view(run_id)
+    rv = run_view(run.pk) if types & WHOLE_RUN or run.research else tail_view(run, new)
+    last = max(rv.last_seq, new[-1].seq)
     if rv.finished:
-        return _render("chat/_run.html", rv), max(rv.last_seq, new[-1].seq), True
+        return _render("chat/_run.html", rv), last, True
     parts = []
-    if ev.BRIEF_READY in types:
+    if ev.BRIEF_READY in types:  # the plan: every step, pending
         parts.append(_render("chat/_steps.html", rv))
     else:
         changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
@@ -83,9 +72,9 @@ def since(run: Run | int, last_seq: int) -> Pushed:
         parts.append(_render("chat/_progress.html", rv))
     if types & {ev.SUMMARY_READY, ev.SUMMARY_FAILED}:
         parts.append(_render("chat/_recap.html", rv))
-    if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY} and rv.run.research:
+    if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY} and run.research:
         parts.append(_render("chat/_sources.html", rv))
-    return "".join(parts), max(rv.last_seq, new[-1].seq), False
+    return "".join(parts), last, False
 
 
 def _state(rv: RunView) -> str:

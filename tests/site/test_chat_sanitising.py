@@ -83,7 +83,7 @@ def test_page_and_fragments_keep_model_text_inert(poisoned_run, alice):
 
 def test_the_recap_is_sanitised_too(poisoned_run):
     rows = record(poisoned_run, Event(ev.SummaryReady(summary=PAYLOAD)))
-    html, _, _ = fragments.since(poisoned_run.pk, rows[0].seq - 1)
+    html, _, _ = fragments.since(poisoned_run, rows[0].seq - 1)
     assert "Recap" in html
     assert_inert(html)
 
