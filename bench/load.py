@@ -82,7 +82,8 @@ def proc_usage(pid: int) -> tuple[float, float, float]:
         status = Path(f"/proc/{pid}/status").read_text()
         peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        user, kernel = (int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK"))
+        tick = os.sysconf("SC_CLK_TCK")
+        user, kernel = int(fields[11]) / tick, int(fields[12]) / tick
         return peak, user + kernel, kernel
     except (OSError, AttributeError):
         return 0.0, 0.0, 0.0
@@ -184,6 +185,45 @@ def wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
             time.sleep(0.3)
 
 
+def report_runs(args, members: list[Member], record: dict, elapsed: float) -> None:
+    """Per run: wall time and where it went, event lag, what was lost."""
+    walls = [m.ended - m.submitted for m in members if m.saw_end]
+    # Where a run's wall time went: the submission's answer, the wait before its first event, and the
+    # run itself (first event to last); the last event reaching the page is in the lag below.
+    answered, waited, lasted, lags = [], [], [], []
+    for m in members:
+        events = record.get(str(m.run_id), {}).get("events", [])
+        if m.submitted is None or not events:
+            continue
+        if m.answered:
+            answered.append(m.answered - m.submitted)
+        waited.append(events[0][2] - m.submitted)
+        lasted.append(events[-1][2] - events[0][2])
+        for _, _, at in events:
+            if m.opened is None or at < m.opened:
+                continue  # recorded before the page connected: the snapshot brought it
+            after = [t for t in m.received if t >= at - 0.002]
+            if after:
+                lags.append(max(0.0, min(after) - at))
+    finished = {k for k, v in record.items() if v["status"] in ("completed", "halted", "failed", "cancelled")}
+    submitted = [m for m in members if m.run_id is not None]
+    lost = [m for m in submitted if str(m.run_id) not in finished]
+    print(f"{args.runs} runs · {args.mode} · {args.db}" + (f" · {args.web} web · {args.workers} workers" if args.mode == "scaled" else "")
+          + f" · {elapsed:.1f} s in all · ideal per run {IDEAL:.1f} s")
+    print(f"per-run wall  p50 {pct(walls, 50):6.2f} s  p95 {pct(walls, 95):6.2f} s  max {max(walls, default=float('nan')):6.2f} s"
+          f"  (p95 = {pct(walls, 95) / IDEAL:.2f}x ideal)")
+    print(f"  of which:   submission answered p50 {pct(answered, 50):5.2f} s p95 {pct(answered, 95):5.2f} s; first event "
+          f"p50 {pct(waited, 50):5.2f} s p95 {pct(waited, 95):5.2f} s; first to last event p50 {pct(lasted, 50):5.2f} s "
+          f"p95 {pct(lasted, 95):5.2f} s")
+    print(f"event lag     p50 {pct(lags, 50) * 1000:6.0f} ms p95 {pct(lags, 95) * 1000:6.0f} ms max "
+          f"{max(lags, default=float('nan')) * 1000:6.0f} ms  ({len(lags)} events)")
+    print(f"pages that never saw the end: {sum(not m.saw_end for m in members)}; submissions refused or failed: "
+          f"{len(members) - len(submitted)}; runs lost: {len(lost)}")
+    errors = sorted({m.error for m in members if m.error})
+    for error in errors[:5]:
+        print(f"  error: {error}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
@@ -280,46 +320,8 @@ def main() -> int:
               f"{pct(answered, 95):.2f} s; failed {sum(bool(m.error) for m in members)}; web CPU "
               f"{cpu - cpu_before:.2f} s ({(cpu - cpu_before) / args.runs * 1000:.1f} ms a request, "
               f"{kernel - kernel_before:.2f} s in the kernel)")
-        shutil.rmtree(tmp, ignore_errors=True)
-        return 0
-    walls = [m.ended - m.submitted for m in members if m.saw_end]
-    # Where a run's wall time went: the submission's answer, the wait before its first event, and the
-    # run itself (first event to last); the last event reaching the page is in the lag below.
-    answered, waited, lasted = [], [], []
-    for m in members:
-        events = record.get(str(m.run_id), {}).get("events", [])
-        if m.submitted is None or not events:
-            continue
-        if m.answered:
-            answered.append(m.answered - m.submitted)
-        waited.append(events[0][2] - m.submitted)
-        lasted.append(events[-1][2] - events[0][2])
-    lags = []
-    for m in members:
-        events = record.get(str(m.run_id), {}).get("events", [])
-        for _, _, at in events:
-            if m.opened is None or at < m.opened:
-                continue  # recorded before the page connected: the snapshot brought it
-            after = [t for t in m.received if t >= at - 0.002]
-            if after:
-                lags.append(max(0.0, min(after) - at))
-    finished = {k for k, v in record.items() if v["status"] in ("completed", "halted", "failed", "cancelled")}
-    submitted = [m for m in members if m.run_id is not None]
-    lost = [m for m in submitted if str(m.run_id) not in finished]
-    print(f"{args.runs} runs · {args.mode} · {args.db}" + (f" · {args.web} web · {args.workers} workers" if args.mode == "scaled" else "")
-          + f" · {elapsed:.1f} s in all · ideal per run {IDEAL:.1f} s")
-    print(f"per-run wall  p50 {pct(walls, 50):6.2f} s  p95 {pct(walls, 95):6.2f} s  max {max(walls, default=float('nan')):6.2f} s"
-          f"  (p95 = {pct(walls, 95) / IDEAL:.2f}x ideal)")
-    print(f"  of which:   submission answered p50 {pct(answered, 50):5.2f} s p95 {pct(answered, 95):5.2f} s; first event "
-          f"p50 {pct(waited, 50):5.2f} s p95 {pct(waited, 95):5.2f} s; first to last event p50 {pct(lasted, 50):5.2f} s "
-          f"p95 {pct(lasted, 95):5.2f} s")
-    print(f"event lag     p50 {pct(lags, 50) * 1000:6.0f} ms p95 {pct(lags, 95) * 1000:6.0f} ms max "
-          f"{max(lags, default=float('nan')) * 1000:6.0f} ms  ({len(lags)} events)")
-    print(f"pages that never saw the end: {sum(not m.saw_end for m in members)}; submissions refused or failed: "
-          f"{len(members) - len(submitted)}; runs lost: {len(lost)}")
-    errors = sorted({m.error for m in members if m.error})
-    for error in errors[:5]:
-        print(f"  error: {error}")
+    else:
+        report_runs(args, members, record, elapsed)
     for n, ((peak, cpu, kernel), (_, cpu_before, kernel_before)) in enumerate(zip(usage, at_start or [(0, 0, 0)] * len(usage))):
         print(f"process {n} ({'daphne' if n < args.web else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
               f" ({cpu - cpu_before:.1f} s after the logins, {kernel - kernel_before:.1f} s of it in the kernel)")
