@@ -14,7 +14,10 @@ Each slot is also a thread that stays: Django would run every request on a threa
 made for it, and each new thread opens its own database connection (on SQLite a new connection
 and its set-up statements; on PostgreSQL a connection borrowed from the pool). A slot's thread
 keeps its connection from one request to the next, checked at the end of each as Django's own
-end-of-request handler does (`close_old_connections`).
+end-of-request handler does (`close_old_connections`). What a request does outside its slot
+(Django's request-started and request-finished signals, closing the response) runs on one more
+thread that stays, shared by all requests: Django would make a thread for it per request, and
+another to join that one, both started from the event loop, which waits for each to start.
 """
 from __future__ import annotations
 
@@ -41,6 +44,15 @@ class AdmittingASGIHandler(ASGIHandler):
         # on the event loop, so no lock is needed).
         self._threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beyond-http-{k}")
                          for k in range(limit)]
+        self._edge = ThreadPoolExecutor(max_workers=1, thread_name_prefix="beyond-http-edge")
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)  # refused, as Django does
+        # The calls outside a slot are short (signals, closing a response held in memory: no view
+        # streams), so one thread serves them all.
+        async with ThreadSensitiveContext(executor=self._edge):
+            await self.handle(scope, receive, send)
 
     async def get_response_async(self, request):
         async with self._slots:

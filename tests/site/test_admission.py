@@ -73,3 +73,45 @@ async def test_a_slot_keeps_its_thread_and_its_database_connection_from_one_requ
     first, second = [await request() for _ in range(2)]
     assert first == second  # the same thread, still connected: no new connection per request
     assert first[0] != threading.get_ident()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_what_a_request_does_outside_its_slot_runs_on_one_thread_that_stays(monkeypatch):
+    """Django's handler would make a thread per request for its signals and the response's close
+    (and one more to join it), started from the event loop."""
+    import threading
+
+    from django.core.signals import request_finished, request_started
+
+    seen = []
+
+    def note(**kwargs):
+        seen.append(threading.current_thread().name)
+
+    async def view(self, request):
+        return HttpResponse("ok")
+
+    monkeypatch.setattr(ASGIHandler, "get_response_async", view)
+    request_started.connect(note)
+    request_finished.connect(note)
+    try:
+        handler = AdmittingASGIHandler(limit=2)
+        for _ in range(3):
+            sent, bodies = [], [{"type": "http.request", "body": b"", "more_body": False}]
+
+            async def receive():
+                if bodies:
+                    return bodies.pop()
+                await asyncio.Event().wait()  # the client stays: Django cancels this once answered
+
+            async def send(message):
+                sent.append(message)
+
+            scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": [],
+                     "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
+            await handler(scope, receive, send)
+            assert sent[0]["status"] == 200 and sent[-1]["body"] == b"ok"
+    finally:
+        request_started.disconnect(note)
+        request_finished.disconnect(note)
+    assert len(seen) == 6 and len(set(seen)) == 1 and seen[0].startswith("beyond-http-edge")
