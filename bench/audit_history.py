@@ -1,4 +1,4 @@
-"""The auditors' run history at scale: the list, a filtered list and a run page over 100,000 runs.
+"""The auditors' run history at scale: the list, a filtered list, a run page and the usage report over 100,000 runs.
 
     .venv/bin/python bench/audit_history.py [--db sqlite|postgres] [--runs 100000] [--repeat 7] [--fresh]
 
@@ -58,6 +58,8 @@ pages = {
     "filtered: status + dates": f"/w/{slug}/audit/?status=halted&date_from={month_ago}&date_to={day}",
     "filtered: badge": f"/w/{slug}/audit/?badge=warning",
     "run detail": f"/w/{slug}/audit/runs/{detail}/",
+    "usage, default range": f"/w/{slug}/audit/usage/",
+    "usage, last 30 days": f"/w/{slug}/audit/usage/?date_from={month_ago}&date_to={day}",
 }
 out = {"runs": total, "vendor": connection.vendor, "pages": {}}
 for name, url in pages.items():
