@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from beyond_site.chat.presenting import run_view
+from beyond_site.lib.signed_in import login_required_async
 from beyond_site.runs.access import require_run
 from beyond_site.runs.services import (ConversationDeleted, NotRetryable, may_stop, request_stop, ring_doorbell,
                                        ring_stop_bell, run_again, schedule_run)
@@ -24,7 +24,7 @@ def _stop_from_form(request, slug, run_id):
     return stopped, run.events.count()
 
 
-@login_required
+@login_required_async
 @require_POST
 async def stop(request, slug, run_id):
     """Stop a running run (the Stop button): what is released stays, nothing more is."""
@@ -53,7 +53,7 @@ def _again_from_form(request, slug, run_id):
     return render(request, "chat/_again.html", ctx), (run.pk if created else None)
 
 
-@login_required
+@login_required_async
 @require_POST
 async def again(request, slug, run_id):
     """Run a failed, halted or stopped run's task again, as a new run in the same conversation."""

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from beyond_site.chat.conversations import page_number, sidebar_context
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
+from beyond_site.lib.signed_in import login_required_async
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.lib.http import clean_text
@@ -177,7 +178,7 @@ def _start_from_form(request, slug):
     return response, (run.pk if created else None)
 
 
-@login_required
+@login_required_async
 @require_POST
 async def send(request, slug):
     """Start a run for the typed task and answer at once with its (live) fragment."""
