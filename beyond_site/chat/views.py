@@ -172,6 +172,7 @@ def _start_from_form(request, slug):
         return redirect(url), (run.pk if created else None)
     ctx = _side_context(membership, conversation)
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
+               first_list_shown=request.POST.get("chats_shown", "first") == "first",
                exchange={"text": run.task, "rv": queued_view(run)} if created else None)
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url

@@ -164,3 +164,25 @@ def test_deleting_a_memory_asks_first_and_works_with_the_edit_box_emptied(alice_
     memory.locator("button.danger").click()
     expect(page.locator("li.memory", has_text="A fact to delete soon.")).to_have_count(0)
     expect(page.locator("li.memory", has_text="40-person SaaS company")).to_have_count(1)
+
+
+def test_a_task_sent_while_the_list_shows_a_search_redraws_the_first_page(page, server):
+    """A new conversation belongs to the first page of all conversations: sent while the side list
+    shows a search, the list becomes that page again (as a reload of the pushed URL would show),
+    rather than the search's results with an item that does not match."""
+    base, _ = server
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    login(page, base, "alice")
+    page.goto(f"{base}/w/steady/")
+    page.fill("#conversation-q", "no conversation says this")
+    page.press("#conversation-q", "Enter")
+    expect(page.locator("#conversations-empty")).to_contain_text("No conversation matches")
+    expect(page.locator("#chats-shown")).to_have_value("other")
+    page.fill(BOX, "Draft a clear desk policy for the Lyon office")
+    page.press(BOX, "Enter")
+    expect(page.locator("#conversations li", has_text="Draft a clear desk policy for the Lyon office")).to_be_visible()
+    expect(page.locator("#conversation-q")).to_have_value("")
+    expect(page.locator("#chats-shown")).to_have_value("first")
+    expect(page.locator("#conversations-empty")).to_have_count(0)
+    assert errors == []

@@ -356,6 +356,38 @@ def test_a_new_conversation_sends_its_own_list_item_not_the_whole_list(acme, ali
     assert 'rel="next">Older conversations' in sent and "conversations-empty" not in sent
 
 
+def shown_list(html: str) -> str:
+    return re.search(r'id="chats-shown" name="chats_shown" value="(\w+)"', html).group(1)
+
+
+def test_the_list_says_which_list_it_is_and_the_composer_sends_it(acme, alice):
+    for n in range(51):
+        Conversation.objects.create(workspace=acme, title=f"Chat {n}", created_by=alice)
+    client = client_for(alice)
+    first = client.get("/w/acme/").content.decode()
+    assert shown_list(first) == "first" and 'hx-include="#chats-shown"' in first
+    assert shown_list(client.get("/w/acme/?chats=2").content.decode()) == "other"
+    assert shown_list(client.get("/w/acme/conversations/?q=Chat 7", **HTMX).content.decode()) == "other"
+    assert shown_list(client.get("/w/acme/conversations/?q=", **HTMX).content.decode()) == "first"
+
+
+def test_a_new_conversation_sent_from_a_search_or_a_later_page_redraws_the_first_page(acme, alice):
+    """Adding its item to a search's results or to page 2 would show a list that is neither (and,
+    when the item it pushes off is not there, leave htmx a swap without a target)."""
+    older = [Conversation.objects.create(workspace=acme, title=f"Chat {n}", created_by=alice) for n in range(50)]
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/?chats=2").content.decode())
+    sent = client.post("/w/acme/send/", {"message": "Draft a clear desk policy", "idempotency_key": key,
+                                         "chats_shown": "other"}, **HTMX).content.decode()
+    new = Conversation.objects.get(title="Draft a clear desk policy")
+    assert 'afterbegin:#conversations ul' not in sent
+    assert not re.search(r'<li id="conversations?-?[^"]*" hx-swap-oob="delete">', sent)
+    assert '<div id="conversations" class="conversations" hx-swap-oob="true">' in sent
+    assert sent.count("data-conversation=") == 50 and f'data-conversation="{new.pk}"' in sent
+    assert f'data-conversation="{older[0].pk}"' not in sent  # now on page 2
+    assert shown_list(sent) == "first" and 'rel="next">Older conversations' in sent
+
+
 def test_the_first_conversation_replaces_the_empty_list_note(acme, alice):
     client = client_for(alice)
     key = form_key(client.get("/w/acme/").content.decode())
