@@ -25,6 +25,8 @@ os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # the sync Playwright API leav
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
 PASSWORD = "correct horse battery staple"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync"]
 
@@ -156,6 +158,12 @@ def server(server_parts):
     """(base URL, seeded ids)."""
     daphne, _, ids = server_parts
     return daphne.base, ids
+
+
+def no_sideways_scroll(page) -> None:
+    """The page itself fits the window's width (a wide table may scroll inside its own box)."""
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
 
 
 def login(page, base: str, username: str) -> None:

@@ -8,10 +8,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login, own_server
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +17,6 @@ def audit_server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("audit")
     with own_server(tmp, "tests/browser/seed_audit.py", str(tmp)) as (base, printed):
         yield base, json.loads(printed)
-
-
-def no_sideways_scroll(page) -> None:
-    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert widths[0] <= widths[1], widths
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -9,10 +9,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login, own_server
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
 
 
 @pytest.fixture(scope="module")
@@ -23,16 +20,10 @@ def chain_server(tmp_path_factory):
         yield base, json.loads(printed)
 
 
-def no_sideways_scroll(page) -> None:
-    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert widths[0] <= widths[1], widths
-
-
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_an_auditor_sees_the_notice_on_the_audit_pages_and_the_workspace(page, chain_server, size, csp_errors):
+def test_an_auditor_sees_the_notice_on_the_audit_pages_and_the_workspace(page, chain_server, size, csp_errors,
+                                                                          dialogs):
     base, ids = chain_server
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.set_viewport_size(size)
     login(page, base, "audrey")
     for path in ("/w/vault/audit/", f"/w/vault/audit/runs/{ids['intact']}/", "/w/vault/"):

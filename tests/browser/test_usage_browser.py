@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login, own_server
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
 
 URL = "/w/usage/audit/usage/"
 
@@ -18,12 +18,7 @@ def usage_server(tmp_path_factory):
         yield base
 
 
-def _sideways(page) -> int:
-    """How far the page itself scrolls sideways (0: it fits the window)."""
-    return page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
-
-
-@pytest.mark.parametrize("size", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}])
+@pytest.mark.parametrize("size", [DESKTOP, PHONE])
 def test_an_auditor_reads_the_charts_and_tables(page, usage_server, csp_errors, size, tmp_path):
     page.set_viewport_size(size)
     login(page, usage_server, "audrey")
@@ -39,7 +34,7 @@ def test_an_auditor_reads_the_charts_and_tables(page, usage_server, csp_errors, 
     assert bar.evaluate("element => getComputedStyle(element).fill") == "rgb(47, 91, 211)"
     expect(page.locator("#usage-by-role")).to_contain_text("not reported")
     expect(page.locator("#usage-calls")).to_have_text("8")
-    assert _sideways(page) <= 0
+    no_sideways_scroll(page)
     page.screenshot(path=str(tmp_path / f"usage-{size['width']}.png"), full_page=True)
     with page.expect_download() as download:
         page.get_by_role("link", name="Download as CSV").click()
