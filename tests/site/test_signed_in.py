@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from beyond_site.runs.models import Run
-from tests.site.chat_support import new_run, workspace_with
+from tests.site.chat_support import client_for, new_run, workspace_with
 
 pytestmark = pytest.mark.django_db
 
@@ -17,9 +16,7 @@ pytestmark = pytest.mark.django_db
 def member(alice, settings):
     settings.BEYOND_RUN_IN_PROCESS = False  # the run stays queued: only the request is measured
     workspace_with(member=alice)
-    client = Client()
-    client.force_login(alice)
-    return client
+    return client_for(alice)
 
 
 def user_reads(queries) -> int:
@@ -43,6 +40,6 @@ def test_a_stop_reads_the_user_once(member, alice):
 
 @pytest.mark.parametrize("path", ["/w/acme/send/", "/w/acme/runs/1/stop/", "/w/acme/runs/1/again/"])
 def test_a_visitor_not_signed_in_is_sent_to_log_in(member, path):
-    response = Client().post(path, {"message": "Draft a note"})
+    response = client_for().post(path, {"message": "Draft a note"})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     assert Run.objects.count() == 0
