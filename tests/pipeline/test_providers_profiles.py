@@ -11,7 +11,7 @@ from pipeline.providers import build_role_providers
 from pipeline.providers.base import PermanentError
 from pipeline.providers.profiles import PROFILES, ProfileError, profile_choices, resolve_profile
 from pipeline.providers.registry import build_provider
-from pipeline.schemas import brief_json_schema, verdict_json_schema
+from pipeline.schemas import Brief, brief_json_schema, verdict_json_schema
 from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
 from tests import scripting
 from tests.pipeline.http_replay import OK_STREAM, Replay, ask, compat, llama_cpp_python, served, sse
@@ -215,3 +215,10 @@ def test_anthropic_models_behind_openrouter_get_cache_breakpoints_on_the_shared_
     plain = OpenRouterProvider(api_key="k", model="z-ai/glm-5.3").build_body(
         CompletionRequest(role="executor", model="z-ai/glm-5.3", messages=request.messages))
     assert all(isinstance(m["content"], str) for m in plain["messages"])  # it caches on its own
+
+
+def test_each_caller_gets_its_own_copy_of_the_brief_schema():
+    first = brief_json_schema()
+    assert first == Brief.model_json_schema()
+    first["properties"].clear()  # a hook that edits its copy...
+    assert brief_json_schema() == Brief.model_json_schema()  # ...edits nobody else's
