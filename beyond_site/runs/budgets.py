@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from pipeline.budget import PREFIX, Budget
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs.models import Run
 from beyond_site.workspaces.models import Workspace, WorkspaceBudget
 
@@ -50,7 +51,7 @@ def check_submission(workspace: Workspace, user) -> None:
     budget = WorkspaceBudget.of(workspace)
     if all(getattr(budget, cap) is None for cap in SUBMISSION_CAPS):
         return
-    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+    one_or_none(Workspace.objects.select_for_update().filter(pk=workspace.pk).values_list("pk"))
     budget = WorkspaceBudget.of(workspace)  # read again under the lock, which budget changes take too
     runs = Run.objects.filter(workspace=workspace)
     cap = budget.max_runs_in_flight_per_workspace

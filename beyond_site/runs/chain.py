@@ -29,6 +29,7 @@ from django.utils import timezone
 from pipeline import events as ev
 from beyond_site.lib.chaining import GENESIS, canonical_json, link_hash
 from beyond_site.lib.db import db
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs.contexts import record_sha256
 from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
                                      WorkspaceLedger)
@@ -82,10 +83,11 @@ def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_ha
                                  "at": at})
 
 
-def run_head(run_id: int) -> str:
-    """The hash of the run's last event (GENESIS before its first)."""
-    return (RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("hash", flat=True).first()
-            or GENESIS)
+def run_head(run_id: int) -> tuple[int, str]:
+    """The run's last sequence number and that event's hash ((0, GENESIS) before its first event):
+    sequence numbers start at 1 and have no gaps, so the last is also the count."""
+    return (RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", "hash").first()
+            or (0, GENESIS))
 
 
 def append_to_ledger(run: Run, final_hash: str) -> WorkspaceLedger:
@@ -98,7 +100,7 @@ def append_to_ledger(run: Run, final_hash: str) -> WorkspaceLedger:
     with transaction.atomic():
         # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new
         # run, a message) are not held up by it (PostgreSQL; a no-op on SQLite).
-        Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).first()
+        one_or_none(Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).values_list("pk"))
         last = (WorkspaceLedger.objects.filter(workspace_id=run.workspace_id).order_by("-seq")
                 .values_list("seq", "hash").first())
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs import chain
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
@@ -72,9 +73,8 @@ class EventRecorder:
     def __init__(self, run: Run, owner: str | None = None):
         self.run = run
         self.owner = owner
-        self.seq = RunEvent.objects.filter(run=run).count()
-        #: The hash of the last event recorded: the next event links to it (runs/chain.py).
-        self.head = chain.run_head(run.pk)
+        #: The last event recorded: its seq, and its hash, which the next event links to (runs/chain.py).
+        self.seq, self.head = chain.run_head(run.pk)
         self.scrubber = Scrubber(run.topology)
         self.contexts = ContextStore()
         self.warnings = list(run.warnings)
@@ -107,8 +107,9 @@ class EventRecorder:
         member asked to stop the run."""
         if self.owner is None:
             return None
-        state = (Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner)
-                 .values_list("stop_requested_at", "stopped_by").first())
+        state = one_or_none(Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING,
+                                                                   lease_owner=self.owner)
+                            .values_list("stop_requested_at", "stopped_by"))
         if state is None:
             raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
         if state[0] is None:

@@ -22,6 +22,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
@@ -80,7 +81,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     scaled mode the job that executes the run is queued in the same transaction as the run itself,
     unless the caller executes it itself (`run_here`, as `beyond_run` does)."""
     if idempotency_key:
-        existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
+        existing = one_or_none(Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key))
         if existing:
             return existing, False
     if conversation is not None and conversation.deleted_at is not None:

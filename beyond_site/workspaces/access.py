@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from beyond_site.lib.queries import one_or_none
 from beyond_site.workspaces.models import Membership, Workspace
 
 READ, WRITE, ADMIN = "read", "write", "admin"
@@ -19,7 +20,7 @@ AUDIT = "audit"
 def membership_for(user, slug: str) -> Membership | None:
     if not getattr(user, "is_authenticated", False):
         return None
-    return Membership.objects.select_related("workspace").filter(user=user, workspace__slug=slug).first()
+    return one_or_none(Membership.objects.select_related("workspace").filter(user=user, workspace__slug=slug))
 
 
 def allows(membership: Membership | None, need: str) -> bool:

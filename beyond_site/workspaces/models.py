@@ -13,6 +13,7 @@ from django.db import models
 from django.utils import timezone
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
+from beyond_site.lib.queries import one_or_none
 
 def default_frameworks() -> list[str]:
     return list(SHIPPED_FRAMEWORKS)
@@ -62,7 +63,7 @@ class WorkspaceBudget(models.Model):
     @classmethod
     def of(cls, workspace: Workspace) -> WorkspaceBudget:
         """The workspace's budget, or an unsaved one with no limit."""
-        return cls.objects.filter(workspace=workspace).first() or cls(workspace=workspace)
+        return one_or_none(cls.objects.filter(workspace=workspace)) or cls(workspace=workspace)
 
     def limits(self) -> dict:
         """{limit: value} as plain JSON (the cost as a string, exact)."""
