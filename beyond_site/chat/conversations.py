@@ -41,16 +41,23 @@ def matching(workspace, query: str):
 def sidebar_context(workspace, current, page: int = 1, query: str = "") -> dict:
     start = (page - 1) * PER_PAGE
     listed = list(matching(workspace, query).order_by("-updated_at", "-id")[start:start + PER_PAGE + 1])
-    return {
-        "conversations": listed[:PER_PAGE],
-        "conversation": current,
-        "chats_page": page,
-        "chats_query": query,
-        "older_chats": page + 1 if len(listed) > PER_PAGE else None,
-        # The conversation that just moved to the next page (a new one was added on this one).
-        "pushed_off_chat": listed[PER_PAGE].pk if len(listed) > PER_PAGE else None,
-        "newer_chats": page - 1 if page > 1 else None,
-    }
+    return {"conversations": listed[:PER_PAGE], **_paging(current, page, query, more=len(listed) > PER_PAGE)}
+
+
+def first_page_change(workspace, current) -> dict:
+    """What the conversation `current`, just started, changes on the first page of all conversations:
+    the paging, whether it is the only one, and which one it pushed to the next page. Only ids are
+    read: the new item is drawn from `current`, and reading the page's rows was most of the cost."""
+    ids = list(matching(workspace, "").order_by("-updated_at", "-id").values_list("pk", flat=True)[:PER_PAGE + 1])
+    more = len(ids) > PER_PAGE
+    return {"only_conversation": len(ids) == 1, **_paging(current, 1, "", more=more),
+            # The conversation that just moved to the next page.
+            "pushed_off_chat": ids[PER_PAGE] if more else None}
+
+
+def _paging(current, page: int, query: str, *, more: bool) -> dict:
+    return {"conversation": current, "chats_page": page, "chats_query": query,
+            "older_chats": page + 1 if more else None, "newer_chats": page - 1 if page > 1 else None}
 
 
 @login_required

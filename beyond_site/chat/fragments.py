@@ -8,7 +8,8 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from pipeline import events as ev
-from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
+from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, queued_view, run_view, tail_view
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs.access import readable_runs
 from beyond_site.runs.models import Run, RunEvent
 
@@ -23,13 +24,20 @@ LIVE_FIELDS = ("id", "status", "research", "halt_reason")
 def _live_run(user, run_id: int) -> Run | None:
     """The run's live fields when `user` may read it (None when not): the access check and the
     read in one query."""
-    return readable_runs(user).filter(pk=run_id).only(*LIVE_FIELDS).first()
+    return one_or_none(readable_runs(user).filter(pk=run_id).only(*LIVE_FIELDS))
 
 
 def snapshot_for(user, run_id: int) -> Pushed | None:
     """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
-    read in one trip to the database lane."""
-    return snapshot(run_id) if _live_run(user, run_id) is not None else None
+    read in one trip to the database lane. A queued run with no event yet (what a page opened with
+    its submission usually finds) is drawn from the check's read, without reading the whole run;
+    the socket joined the run's group before these reads, so its first event still rings."""
+    run = _live_run(user, run_id)
+    if run is None:
+        return None
+    if run.status == Run.QUEUED and not RunEvent.objects.filter(run_id=run_id).exists():
+        return _state(queued_view(run)), 0, False
+    return snapshot(run_id)
 
 
 def since_for(user, run_id: int, last_seq: int) -> Pushed | None:

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.chat.conversations import page_number, sidebar_context
+from beyond_site.chat.conversations import first_page_change, page_number, sidebar_context
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.signed_in import login_required_async
@@ -70,15 +70,25 @@ def _exchanges(conversation: Conversation | None, before: Message | None = None)
     return items, earlier
 
 
-def _side_context(membership, conversation, chats_page: int = 1, query: str = "") -> dict:
+def _page_context(membership, conversation) -> dict:
+    """What the chat's fragments draw besides the side list: the member's rights, the conversation's
+    head and its research toggle."""
     workspace = membership.workspace
     return {
         "membership": membership,
         "workspace": workspace,
         "can_write": access.allows(membership, access.WRITE),
         "max_task_chars": MAX_TASK_CHARS,
+        "conversation": conversation,
         "can_manage": conversation is not None and may_manage_conversation(conversation, membership),
         "research": research_state(conversation, workspace),
+    }
+
+
+def _side_context(membership, conversation, chats_page: int = 1, query: str = "") -> dict:
+    workspace = membership.workspace
+    return {
+        **_page_context(membership, conversation),
         **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
         "uploads": Document.objects.filter(conversation=conversation) if conversation else [],
@@ -170,9 +180,16 @@ def _start_from_form(request, slug):
     url = _chat_url(slug, conversation)
     if not request.htmx:
         return redirect(url), (run.pk if created else None)
-    ctx = _side_context(membership, conversation)
+    ctx = _page_context(membership, conversation)
+    first_list_shown = request.POST.get("chats_shown", "first") == "first"
+    # The side list changes only with a new conversation or a new name: from the first page, by
+    # the new item alone; from a search or a later page, by a redraw as the first page.
+    if created_conversation and first_list_shown:
+        ctx.update(first_page_change(membership.workspace, conversation))
+    elif created_conversation or renamed:
+        ctx.update(sidebar_context(membership.workspace, conversation))
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
-               first_list_shown=request.POST.get("chats_shown", "first") == "first",
+               first_list_shown=first_list_shown,
                exchange={"text": run.task, "rv": queued_view(run)} if created else None)
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url

@@ -8,6 +8,8 @@ from django.test.utils import CaptureQueriesContext
 from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.chat import fragments
+from beyond_site.runs.models import Run
+from beyond_site.runs.services import claim_run
 from tests.site.chat_support import brief_ready, new_run, record, released, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -63,10 +65,31 @@ def snapshot(user, run):
     return pushed, len(queries)
 
 
-def test_the_snapshot_of_a_run_that_has_not_started_draws_it_queued(alice):
+def test_the_snapshot_of_a_run_that_has_not_started_draws_it_queued_without_reading_the_whole_run(alice, bob):
     run = new_run(workspace_with(member=alice), alice)
-    (html, seq, finished), _ = snapshot(alice, run)
+    (html, seq, finished), queries = snapshot(alice, run)
     assert (seq, finished) == (0, False) and f'id="run-{run.pk}-progress"' in html and "Queued" in html
+    assert queries == 2  # the check with the run's live fields, and whether it has any event
+    assert html == fragments.snapshot(run.pk)[0]  # what reading the whole run draws
+    assert snapshot(bob, run) == (None, 1)
+
+
+def test_the_snapshot_of_a_research_run_that_has_not_started_is_drawn_as_the_whole_read_draws_it(alice):
+    run = new_run(workspace_with(member=alice), alice)
+    Run.objects.filter(pk=run.pk).update(research=True)
+    (html, seq, finished), queries = snapshot(alice, run)
+    assert queries == 2 and html == fragments.snapshot(run.pk)[0]
+
+
+@pytest.mark.parametrize("claimed", [True, False])
+def test_a_run_with_events_gets_the_whole_snapshot_whatever_its_status_says(alice, claimed):
+    run = new_run(workspace_with(member=alice), alice)
+    if claimed:
+        assert claim_run(run.pk, "test-runner")
+    record(run, Event(ev.RunStarted(topology={}, offline=False)), brief_ready(2))
+    (html, seq, finished), queries = snapshot(alice, run)
+    assert seq == run.events.order_by("-seq").first().seq and f'id="run-{run.pk}-step-2"' in html
+    assert queries > 2
 
 
 def test_the_snapshot_of_a_started_run_draws_its_whole_state(running, alice, bob):

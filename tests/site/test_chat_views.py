@@ -6,7 +6,9 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.files.uploadhandler import MemoryFileUploadHandler
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from beyond_site.runs.models import Run
 from beyond_site.workspaces.models import Conversation
@@ -354,6 +356,27 @@ def test_a_new_conversation_sends_its_own_list_item_not_the_whole_list(acme, ali
     assert 'hx-swap-oob="afterbegin:#conversations ul"' in sent
     assert f'<li id="conversation-{older[0].pk}" hx-swap-oob="delete">' in sent  # now on the next page
     assert 'rel="next">Older conversations' in sent and "conversations-empty" not in sent
+
+
+def list_reads(client, data) -> list[str]:
+    """The queries a submission made that read the side list's conversations."""
+    with CaptureQueriesContext(connection) as queries:
+        client.post("/w/acme/send/", data, **HTMX)
+    return [q["sql"] for q in queries.captured_queries
+            if q["sql"].startswith("SELECT") and 'FROM "workspaces_conversation"' in q["sql"] and "LIMIT 51" in q["sql"]]
+
+
+def test_a_submission_reads_the_side_list_only_as_far_as_it_changes(acme, alice):
+    for n in range(60):
+        Conversation.objects.create(workspace=acme, title=f"Chat {n}", created_by=alice)
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/").content.decode())
+    started = list_reads(client, {"message": "Draft a clear desk policy", "idempotency_key": key})
+    assert len(started) == 1 and "," not in started[0].split(" FROM ")[0]  # one column: the ids
+    new = Conversation.objects.get(title="Draft a clear desk policy")
+    key = form_key(client.get(f"/w/acme/c/{new.pk}/").content.decode())
+    assert list_reads(client, {"message": "Add a table", "idempotency_key": key, "conversation": new.pk}) == []
+    assert new.messages.count() == 2
 
 
 def shown_list(html: str) -> str:
