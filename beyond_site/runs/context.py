@@ -45,9 +45,10 @@ class _Doc:
         return estimate_tokens(f"\n\n# {title}: {self.name} (part 999 of 999)\n")
 
 
-def assemble_context(run, *, budget: int | None = None) -> Context:
+def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack] | None = None) -> Context:
     """Everything the run's workspace and conversation know, fitted to `budget` tokens
-    (default settings.BEYOND_CONTEXT_BUDGET_TOKENS), as plain data for the pipeline."""
+    (default settings.BEYOND_CONTEXT_BUDGET_TOKENS), as plain data for the pipeline. `imported`:
+    the imported packs, when the caller already read them (workspaces/frameworks.py)."""
     budget = budget or settings.BEYOND_CONTEXT_BUDGET_TOKENS
     workspace = run.workspace
     notes: list[str] = []
@@ -60,7 +61,7 @@ def assemble_context(run, *, budget: int | None = None) -> Context:
                      "(the oldest first; the latest document is always kept)")
     used = _tokens(base)
 
-    packs = available_packs()
+    packs = available_packs(imported)
     keys = [key for key in (workspace.enabled_frameworks or []) if key in packs]
     framework_room = max(0, min(int(budget * FRAMEWORK_SHARE), budget - used))
     entries, entries_left_out = select_entries(run.task, keys, framework_room, packs)
@@ -197,8 +198,9 @@ def _render_documents(docs: dict[int, _Doc], chosen: set[int]):
     return tuple(files), tuple(uploads)
 
 
-def enabled_imported_packs(workspace) -> list[Pack]:
+def enabled_imported_packs(workspace, imported: dict[str, Pack] | None = None) -> list[Pack]:
     """The catalogues this workspace imported and enabled: its citations of them get the same
-    mechanical checks as the shipped frameworks'."""
+    mechanical checks as the shipped frameworks'. `imported`: as for `assemble_context`."""
     enabled = set(workspace.enabled_frameworks or [])
-    return [pack for key, pack in imported_packs().items() if key in enabled]
+    imported = imported_packs() if imported is None else imported
+    return [pack for key, pack in imported.items() if key in enabled]

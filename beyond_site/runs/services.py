@@ -26,6 +26,7 @@ from beyond_site.lib.queries import one_or_none
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
+from beyond_site.workspaces.frameworks import imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
 from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, Recorded, stop_reason
@@ -232,7 +233,9 @@ def _starting(run_id: int):
     """What a run needs from the database before its first event, read in one go: each separate
     trip to the runs' database lane waits behind every other run's writes."""
     run = Run.objects.select_related("workspace", "conversation").get(pk=run_id)
-    return run, assemble_context(run), enabled_imported_packs(run.workspace), run_budget(run.workspace)
+    imported = imported_packs()  # read once, for the context and for the mechanical checks
+    return (run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
+            run_budget(run.workspace))
 
 
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:

@@ -34,10 +34,12 @@ def imported_packs() -> dict[str, Pack]:
     return {key: entry[1] for key, entry in found.items() if entry is not None}
 
 
-def available_packs() -> dict[str, Pack]:
-    """Every pack a workspace may enable, in display order: shipped first, then imported by key."""
+def available_packs(imported: dict[str, Pack] | None = None) -> dict[str, Pack]:
+    """Every pack a workspace may enable, in display order: shipped first, then imported by key
+    (`imported`, when the caller already read them with `imported_packs`)."""
     packs = dict(load_packs())
-    packs.update((key, pack) for key, pack in imported_packs().items() if key not in packs)
+    imported = imported_packs() if imported is None else imported
+    packs.update((key, pack) for key, pack in imported.items() if key not in packs)
     return packs
 
 

@@ -97,3 +97,17 @@ def test_an_imported_pack_is_built_once_and_again_when_its_row_changes():
     assert renamed is not first and next(iter(renamed.entries.values())).title == "Renamed by a re-import"
     row.delete()
     assert "csf-lite" not in imported_packs()
+
+
+def test_a_run_start_reads_the_imported_packs_once_for_its_context_and_its_checks():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from beyond_site.runs.services import _starting
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
+    workspace = Workspace.objects.create(slug="acme", name="Acme")
+    services.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
+    queued = queued_run(workspace, "Describe our organizational context under CSF Lite")
+    with CaptureQueriesContext(connection) as queries:
+        _, ctx, packs, _ = _starting(queued.pk)
+    assert [p.name for p in packs] == ["CSF Lite"] and "CSF Lite" in ctx.enabled_frameworks
+    assert sum('FROM "workspaces_frameworkpack"' in q["sql"] for q in queries.captured_queries) == 1
