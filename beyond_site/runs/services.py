@@ -331,14 +331,13 @@ async def _listen_for_stop_bell(run_id: int):
 
 async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
     """Stop the orchestrator when a member asks to: at once when the stop bell rings, else at the
-    next check of the database (the bell, like the doorbell, is best effort)."""
+    next check of the database (the bell, like the doorbell, is best effort). There is no check
+    before the first wait: every batch of events recorded checks for a stop too (runs/recorder.py),
+    the run's first batch among them, and under load each extra query at a run's start waits in the
+    runs' lane behind the other runs' writes."""
     layer, channel = await _listen_for_stop_bell(run_id)
     try:
         while True:
-            reason = await db(_stop_requested)(run_id)
-            if reason:
-                orchestrator.stop(reason)
-                return
             try:
                 async with asyncio.timeout(STOP_CHECK_S):
                     await (layer.receive(channel) if channel else asyncio.sleep(STOP_CHECK_S))
@@ -348,6 +347,10 @@ async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
                 log.warning("run %s: the stop bell failed; checking the database only", run_id, exc_info=True)
                 channel = None
                 await asyncio.sleep(STOP_CHECK_S)
+            reason = await db(_stop_requested)(run_id)
+            if reason:
+                orchestrator.stop(reason)
+                return
     finally:
         if channel:
             with contextlib.suppress(Exception):

@@ -123,3 +123,14 @@ def test_a_run_of_another_workspace_is_not_found(workspace, alice, bob):
     client.force_login(alice)
     assert client.post(reverse("chat:stop", args=["acme", run.pk])).status_code == 404
     assert Run.objects.get(pk=run.pk).status == Run.QUEUED
+
+
+async def test_a_stop_asked_before_the_runner_starts_stops_it_at_its_first_event(workspace, alice, tmp_path):
+    run, _ = await database_sync_to_async(start_run)(workspace, "Draft a note", user=alice,
+                                                     topology=slow_after_step_one(tmp_path))
+    assert await database_sync_to_async(claim_run)(run.pk, "runner")
+    assert await database_sync_to_async(request_stop)(run.pk, alice)  # no bell: nobody listens yet
+    async with asyncio.timeout(2.0):  # well before the runner's periodic check of the database
+        assert await execute_run(run.pk, "runner") == Run.CANCELLED
+    statuses = await database_sync_to_async(lambda: set(run.steps.values_list("status", flat=True)))()
+    assert Step.RELEASED not in statuses
