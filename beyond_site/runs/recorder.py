@@ -1,14 +1,12 @@
 """Persist the pipeline's events: the event log first, the relational record beside it.
 
 Each event is written (RunEvent row + the rows it implies) in one transaction, with the events
-waiting behind it (and, under load, with other runs' waiting batches: runs/group_commit.py),
-before anyone is told about it, so the page, a reconnecting browser and the audit trail all
-replay the same truth (docs/architecture.md, "The event log is the truth").
+waiting behind it, before anyone is told about it, so the page, a reconnecting browser and the audit trail all replay the same truth
+(docs/architecture.md, "The event log is the truth").
 """
 from __future__ import annotations
 
 import dataclasses
-import logging
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -16,13 +14,12 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
+from beyond_site.lib.queries import one_or_none
 from beyond_site.runs import chain
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
-
-log = logging.getLogger("beyond.runs")
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
@@ -35,12 +32,12 @@ def stop_reason(username: str | None) -> str:
 
 @dataclasses.dataclass
 class _Pending:
-    """Rows the events of a group's batches introduced, inserted together at the end of the group
-    (keys name the attempt within its recorder's run)."""
+    """Rows a batch's events introduced, inserted together at the end of the batch."""
 
-    attempts: list[tuple[EventRecorder, tuple[int, int], Attempt]] = dataclasses.field(default_factory=list)
-    verdicts: list[tuple[EventRecorder, tuple[int, int], Verdict]] = dataclasses.field(default_factory=list)
+    attempts: list[tuple[tuple[int, int], Attempt]] = dataclasses.field(default_factory=list)
+    verdicts: list[tuple[tuple[int, int], Verdict]] = dataclasses.field(default_factory=list)
     calls: list[ModelCall] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
 
 class RecordRefused(Exception):
@@ -66,8 +63,7 @@ class EventRecorder:
 
     Events are written in batches, one transaction each (`record_many`): when the pipeline
     produces events faster than the database takes them, the ones waiting are written together,
-    so a busy process pays a few round trips per batch instead of per event. The batches of
-    several runs can be written in one transaction too (`record_together`).
+    so a busy process pays a few round trips per batch instead of per event.
 
     With an `owner`, every batch first checks, inside its transaction, that the run is still
     running under that owner's lease: a runner the reaper gave up on cannot add to the record.
@@ -85,7 +81,6 @@ class EventRecorder:
         # Ids of the rows later events point at, so that no event looks them up again.
         self._steps: dict[int, int] | None = None
         self._attempts: dict[tuple[int, int], int] = {}
-        self._new_warnings: list[str] = []
 
     def record(self, event: Event) -> RunEvent:
         """Record one event; StopRequested if it is a release or a recap held back by a stop."""
@@ -96,24 +91,34 @@ class EventRecorder:
 
     def record_many(self, events: list[Event]) -> Recorded:
         """Record `events` in order, in one transaction: all of them or, on an error, none."""
-        [result] = _record_group([(self, events)])
-        if isinstance(result, BaseException):
-            raise result
-        return result
+        saved = (self.seq, self.head, list(self.warnings), self._steps, dict(self._attempts))
+        try:
+            with transaction.atomic():
+                return self._record_many(events)
+        except BaseException:
+            # Rolled back: what this recorder remembers must be rolled back with it. (The context
+            # store's memory may name rows that were rolled back: it is dropped too.)
+            self.seq, self.head, self.warnings, self._steps, self._attempts = saved
+            self.contexts = ContextStore()
+            raise
 
-    def _memory(self) -> tuple:
-        return self.seq, self.head, list(self.warnings), self._steps, dict(self._attempts)
+    def _stop_reason(self) -> str | None:
+        """Check the lease (the row stays locked until the batch commits); the stop reason if a
+        member asked to stop the run."""
+        if self.owner is None:
+            return None
+        state = one_or_none(Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING,
+                                                                   lease_owner=self.owner)
+                            .values_list("stop_requested_at", "stopped_by"))
+        if state is None:
+            raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
+        if state[0] is None:
+            return None
+        return stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
+            get_user_model().USERNAME_FIELD, flat=True).first())
 
-    def _forget_since(self, memory: tuple) -> None:
-        """Rolled back: what this recorder remembers must be rolled back with it. (The context
-        store's memory may name rows that were rolled back: it is dropped too.)"""
-        self.seq, self.head, self.warnings, self._steps, self._attempts = memory
-        self._new_warnings = []
-        self.contexts = ContextStore()
-
-    def _rows(self, events: list[Event], stop: str | None) -> tuple[list[RunEvent], list]:
-        """The batch's rows, chained to the run's record, and the payloads the rows were made from;
-        stores the calls' contexts on the way."""
+    def _record_many(self, events: list[Event]) -> Recorded:
+        stop = self._stop_reason()
         if stop is not None:
             events = [event for event in events if event.type not in HELD_AFTER_STOP]
         payloads = [ev.load(event.type, self.scrubber.data(dataclasses.asdict(event.payload))) for event in events]
@@ -129,18 +134,29 @@ class EventRecorder:
             data, at = dataclasses.asdict(payload), timezone.now()
             self.head = chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at)
             rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type, data=data, at=at, hash=self.head))
-        return rows, payloads
-
-    def _apply(self, rows: list[RunEvent], payloads: list, pending: _Pending) -> None:
-        """The relational record the rows imply: updates now, new rows into `pending`."""
-        self._pending = pending
+        RunEvent.objects.bulk_create(rows)
+        self._pending = _Pending()
         for row, payload in zip(rows, payloads):
             handler = getattr(self, f"_on_{row.type}", None)
             if handler:
                 handler(payload, row)
-        if self._new_warnings:
-            self.warnings.extend(self._new_warnings)
-            self._new_warnings = []
+        self._flush()
+        return Recorded(rows, stop)
+
+    def _flush(self) -> None:
+        """Insert the rows the batch's events introduced, parents before children."""
+        pending = self._pending
+        if pending.attempts:
+            Attempt.objects.bulk_create([attempt for _, attempt in pending.attempts])
+            self._attempts.update({key: attempt.pk for key, attempt in pending.attempts})
+        if pending.verdicts:
+            for key, verdict in pending.verdicts:
+                verdict.attempt_id = self._attempt_id(*key)
+            Verdict.objects.bulk_create([verdict for _, verdict in pending.verdicts])
+        if pending.calls:
+            ModelCall.objects.bulk_create(pending.calls)
+        if pending.warnings:
+            self.warnings.extend(pending.warnings)
             Run.objects.filter(pk=self.run.pk).update(warnings=self.warnings)
 
     def _step_id(self, index: int) -> int:
@@ -165,11 +181,11 @@ class EventRecorder:
         self._steps = {step.index: step.pk for step in steps}
 
     def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
-        self._pending.attempts.append((self, (p.step, p.attempt), Attempt(
+        self._pending.attempts.append(((p.step, p.attempt), Attempt(
             step_id=self._step_id(p.step), attempt=p.attempt, draft=p.draft, truncated=p.truncated)))
 
     def _on_verdict_recorded(self, p: ev.VerdictRecorded, row: RunEvent) -> None:
-        self._pending.verdicts.append((self, (p.step, p.attempt), Verdict(
+        self._pending.verdicts.append(((p.step, p.attempt), Verdict(
             source=p.source, raw=p.raw, parsed=p.parsed, error=p.error)))
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
@@ -188,7 +204,7 @@ class EventRecorder:
         Run.objects.filter(pk=self.run.pk).update(summary=p.summary, summary_findings=p.findings)
 
     def _add_warnings(self, *warnings: str) -> None:
-        self._new_warnings.extend(warnings)
+        self._pending.warnings.extend(warnings)
 
     def _on_brief_checked(self, p: ev.BriefChecked, row: RunEvent) -> None:
         self._add_warnings(*p.warnings)
@@ -228,89 +244,3 @@ class EventRecorder:
     def _on_run_cancelled(self, p: ev.RunCancelled, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
         self._finish(ev.RUN_CANCELLED, p.reason, row)
-
-
-def record_together(batches: list[tuple[EventRecorder, list[Event]]]) -> list[Recorded | Exception]:
-    """Record the batches of several runs (one batch per recorder) in one transaction: one lease
-    check for all, and one insert per table. Each batch gets its result, or its exception
-    (RecordRefused for a run no longer its runner's: the others are still recorded). When
-    anything else fails, nothing of the group is kept and each batch is recorded again alone, in
-    its own transaction, so that one run's failure never costs another run its events."""
-    if len(batches) == 1:
-        return [_recorded_alone(*batches[0])]
-    try:
-        return _record_group(batches)
-    except Exception:
-        log.warning("recording %s runs' batches together failed; recording each alone", len(batches),
-                    exc_info=True)
-        return [_recorded_alone(recorder, events) for recorder, events in batches]
-
-
-def _recorded_alone(recorder: EventRecorder, events: list[Event]) -> Recorded | Exception:
-    try:
-        return recorder.record_many(events)
-    except Exception as exc:
-        return exc
-
-
-def _record_group(batches: list[tuple[EventRecorder, list[Event]]]) -> list[Recorded | Exception]:
-    """All the group's batches in one transaction, or none of them (the recorders forget them
-    too); a run refused by its lease check is left out with RecordRefused."""
-    memories = [recorder._memory() for recorder, _ in batches]
-    try:
-        with transaction.atomic():
-            stops = _lease_checks([recorder for recorder, _ in batches])
-            results: list[Recorded | Exception] = []
-            written = []
-            for recorder, events in batches:
-                if recorder.run.pk not in stops:
-                    results.append(RecordRefused(f"run {recorder.run.pk} is not running under {recorder.owner}"))
-                    continue
-                rows, payloads = recorder._rows(events, stops[recorder.run.pk])
-                results.append(Recorded(rows, stops[recorder.run.pk]))
-                written.append((recorder, rows, payloads))
-            RunEvent.objects.bulk_create([row for _, rows, _ in written for row in rows])
-            pending = _Pending()
-            for recorder, rows, payloads in written:
-                recorder._apply(rows, payloads, pending)
-            _insert(pending)
-            if len(batches) == 1 and isinstance(results[0], RecordRefused):
-                raise results[0]  # alone, a refusal is the caller's exception (nothing was written)
-            return results
-    except BaseException:
-        for (recorder, _), memory in zip(batches, memories):
-            recorder._forget_since(memory)
-        raise
-
-
-def _lease_checks(recorders: list[EventRecorder]) -> dict[int, str | None]:
-    """{run id: the stop reason, or None} for the runs that may still be written; the others
-    (no longer running under their recorder's owner) are left out. With an owner, the run's row
-    stays locked until the transaction commits; rows are locked in id order, so that two writers
-    never wait on each other's rows."""
-    owners = {recorder.run.pk: recorder.owner for recorder in recorders if recorder.owner is not None}
-    free = {recorder.run.pk: None for recorder in recorders if recorder.owner is None}
-    if not owners:
-        return free
-    held = (Run.objects.select_for_update().filter(pk__in=list(owners), status=Run.RUNNING).order_by("pk")
-            .values_list("pk", "lease_owner", "stop_requested_at", "stopped_by"))
-    held = [(pk, stopped_at, stopper) for pk, owner, stopped_at, stopper in held if owner == owners[pk]]
-    stoppers = {stopper for _, stopped_at, stopper in held if stopped_at is not None and stopper is not None}
-    User = get_user_model()
-    names = dict(User.objects.filter(pk__in=stoppers).values_list("pk", User.USERNAME_FIELD)) if stoppers else {}
-    return {**free, **{pk: stop_reason(names.get(stopper)) if stopped_at is not None else None
-                       for pk, stopped_at, stopper in held}}
-
-
-def _insert(pending: _Pending) -> None:
-    """Insert the rows the group's events introduced, parents before children."""
-    if pending.attempts:
-        Attempt.objects.bulk_create([attempt for _, _, attempt in pending.attempts])
-        for recorder, key, attempt in pending.attempts:
-            recorder._attempts[key] = attempt.pk
-    if pending.verdicts:
-        for recorder, key, verdict in pending.verdicts:
-            verdict.attempt_id = recorder._attempt_id(*key)
-        Verdict.objects.bulk_create([verdict for _, _, verdict in pending.verdicts])
-    if pending.calls:
-        ModelCall.objects.bulk_create(pending.calls)

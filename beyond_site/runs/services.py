@@ -23,7 +23,7 @@ from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.lib.queries import one_or_none
-from beyond_site.runs import chain, group_commit, jobs
+from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.workspaces.frameworks import imported_packs
@@ -206,26 +206,24 @@ async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bo
 
 
 class _Recording:
-    """Records a run's events under its owner's claim, a batch at a time (with the batches other
-    runs have waiting: runs/group_commit.py), then rings the doorbell once for the batch. The
-    recorder is made on the first batch, so a database that refuses the very first query still
-    ends in the run's failure path instead of leaving it running."""
+    """Records a run's events under its owner's claim, a batch at a time, then rings the doorbell
+    once for the batch. The recorder is made on the first batch, so a database that refuses the
+    very first query still ends in the run's failure path instead of leaving it running."""
 
     def __init__(self, run_id: int, owner: str, lease_lost: asyncio.Event):
         self.run_id, self.owner, self.lease_lost = run_id, owner, lease_lost
-        self._recorder: EventRecorder | None = None
+        self.recorder: EventRecorder | None = None
         self.run: Run | None = None  # the row as the run's start read it, for the recorder
 
-    def recorder(self) -> EventRecorder:
-        """This run's recorder (on the runs' lane: the first call reads the run's record)."""
-        if self._recorder is None:
-            self._recorder = EventRecorder(self.run or Run.objects.get(pk=self.run_id), owner=self.owner)
-        return self._recorder
+    def _record(self, events: list[Event]) -> Recorded:
+        if self.recorder is None:
+            self.recorder = EventRecorder(self.run or Run.objects.get(pk=self.run_id), owner=self.owner)
+        return self.recorder.record_many(events)
 
     async def __call__(self, events: list[Event]) -> Recorded:
         if self.lease_lost.is_set():
             raise LeaseLost(self.run_id)
-        recorded = await group_commit.writer().record(self, events)
+        recorded = await db(self._record)(events)
         if recorded.rows:
             await ring_doorbell(self.run_id, recorded.rows[-1].seq)
         return recorded
