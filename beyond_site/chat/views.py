@@ -181,15 +181,14 @@ def _start_from_form(request, slug):
     if not request.htmx:
         return redirect(url), (run.pk if created else None)
     ctx = _page_context(membership, conversation)
-    first_list_shown = request.POST.get("chats_shown", "first") == "first"
-    # The side list changes only with a new conversation or a new name: from the first page, by
-    # the new item alone; from a search or a later page, by a redraw as the first page.
-    if created_conversation and first_list_shown:
-        ctx.update(first_page_change(membership.workspace, conversation))
+    # The side list changes only with a new conversation or a new name. Shown as the first page of
+    # all conversations, it gets the new item alone ("item"); a search, a later page or a new name
+    # is redrawn as that first page ("page").
+    if created_conversation and request.POST.get("chats_shown", "first") == "first":
+        ctx.update(first_page_change(membership.workspace, conversation), side_list="item")
     elif created_conversation or renamed:
-        ctx.update(sidebar_context(membership.workspace, conversation))
+        ctx.update(sidebar_context(membership.workspace, conversation), side_list="page")
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
-               first_list_shown=first_list_shown,
                exchange={"text": run.task, "rv": queued_view(run)} if created else None)
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url
