@@ -126,6 +126,15 @@ def own_server(tmp: Path, seed_script: str, *args: str):
         daphne.stop()
 
 
+@contextlib.contextmanager
+def seeded_server(tmp_path_factory, name: str):
+    """`own_server` seeded by tests/browser/seed_<name>.py, which is given its folder and prints
+    what it made as JSON: (base URL, what it made)."""
+    tmp = tmp_path_factory.mktemp(name)
+    with own_server(tmp, f"tests/browser/seed_{name}.py", str(tmp)) as (base, printed):
+        yield base, json.loads(printed)
+
+
 def add_scripted_workspace(env: dict, slug: str, script: dict, tmp: Path) -> None:
     path = tmp / f"{slug}.json"
     path.write_text(json.dumps(script))

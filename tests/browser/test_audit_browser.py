@@ -3,20 +3,18 @@
 re-render's diff, times with their UTC instant, and no sideways page scroll on a phone."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, seeded_server
 
 
 @pytest.fixture(scope="module")
 def audit_server(tmp_path_factory):
     """(base URL, seeded ids) of a server of its own, on a database holding a run history."""
-    tmp = tmp_path_factory.mktemp("audit")
-    with own_server(tmp, "tests/browser/seed_audit.py", str(tmp)) as (base, printed):
-        yield base, json.loads(printed)
+    with seeded_server(tmp_path_factory, "audit") as server:
+        yield server
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])

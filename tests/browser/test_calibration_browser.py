@@ -2,21 +2,19 @@
 reports side by side and the false share of labelled issues. Nothing breaks the CSP."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login, own_server
+from tests.browser.conftest import login, seeded_server
 
 
 @pytest.fixture(scope="module")
 def calibration_server(tmp_path_factory):
     """(base URL, seeded ids) of a server of its own, on a database holding the calibration scenario."""
-    tmp = tmp_path_factory.mktemp("calibration")
-    with own_server(tmp, "tests/browser/seed_calibration.py", str(tmp)) as (base, printed):
-        yield base, json.loads(printed)
+    with seeded_server(tmp_path_factory, "calibration") as server:
+        yield server
 
 
 def test_an_auditor_labels_an_issue_false_with_a_note(page, calibration_server, csp_errors):

@@ -4,20 +4,18 @@ desktop and at phone width, naming the run; the changed text is shown as text, n
 do not see it; the tampered run's own page says where its chain breaks."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, seeded_server
 
 
 @pytest.fixture(scope="module")
 def chain_server(tmp_path_factory):
     """(base URL, run ids) of a server of its own, on a database whose record failed its check."""
-    tmp = tmp_path_factory.mktemp("chain")
-    with own_server(tmp, "tests/browser/seed_chain.py", str(tmp)) as (base, printed):
-        yield base, json.loads(printed)
+    with seeded_server(tmp_path_factory, "chain") as server:
+        yield server
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
