@@ -25,7 +25,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 import django
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
@@ -63,7 +63,11 @@ class AdmittingASGIHandler(ASGIHandler):
                     try:
                         return await super().get_response_async(request)
                     finally:
-                        await sync_to_async(close_old_connections)()
+                        # On the slot's thread itself, not through sync_to_async: when the client
+                        # leaves mid-request, the context asgiref restores after the cancelled call
+                        # can name the executor of a sync middleware's frame that has just quit,
+                        # and sync_to_async would refuse to run there.
+                        await asyncio.get_running_loop().run_in_executor(thread, close_old_connections)
             finally:
                 self._threads.append(thread)
 

@@ -115,3 +115,34 @@ async def test_what_a_request_does_outside_its_slot_runs_on_one_thread_that_stay
         request_started.disconnect(note)
         request_finished.disconnect(note)
     assert len(seen) == 6 and len(set(seen)) == 1 and seen[0].startswith("beyond-http-edge")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_cancelled_inside_a_sync_middleware_still_checks_its_connection_on_its_slot(monkeypatch):
+    """A client that leaves mid-request cancels it. If that lands while a synchronous middleware's
+    frame is waiting on the async rest of the chain, the context asgiref restores can name that
+    frame's executor, which quits a moment later: the end-of-request check must not go through it
+    (it did, and the request ended with "CurrentThreadExecutor already quit or is broken")."""
+    import threading
+
+    from asgiref.current_thread_executor import CurrentThreadExecutor
+    from asgiref.sync import AsyncToSync
+
+    from beyond_site.lib import admission
+
+    checked = []
+    monkeypatch.setattr(admission, "close_old_connections",
+                        lambda: checked.append(threading.current_thread().name))
+
+    async def cancelled_in_a_sync_frame(self, request):
+        quit_executor = await asyncio.to_thread(CurrentThreadExecutor, None)  # a sync frame's thread
+        quit_executor._broken = True
+        AsyncToSync.executors.current = quit_executor
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(ASGIHandler, "get_response_async", cancelled_in_a_sync_frame)
+    handler = AdmittingASGIHandler(limit=1)
+    for _ in range(2):  # and the slot is given back
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(handler.get_response_async(None), timeout=1)
+    assert len(checked) == 2 and all(name.startswith("beyond-http-") for name in checked)
