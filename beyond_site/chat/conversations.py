@@ -27,6 +27,11 @@ def page_number(value) -> int:
         return 1
 
 
+def search_query(value) -> str:
+    """A search as typed in the list's box: cleaned, and cut to what the box takes."""
+    return clean_text(value or "")[:MAX_QUERY]
+
+
 def matching(workspace, query: str):
     """The workspace's visible conversations whose title, messages or released steps contain `query`."""
     conversations = Conversation.visible.filter(workspace=workspace)
@@ -65,7 +70,7 @@ def _paging(current, page: int, query: str, *, more: bool) -> dict:
 def search(request, slug):
     """The conversation list for a search (htmx swaps it in as the member types)."""
     membership = access.require_membership(request, slug, access.READ)
-    query = clean_text(request.GET.get("q", ""))[:MAX_QUERY]
+    query = search_query(request.GET.get("q"))
     current = None
     if request.GET.get("current", "").isdigit():
         current = Conversation.visible.filter(pk=int(request.GET["current"]), workspace=membership.workspace).first()
@@ -96,8 +101,11 @@ def rename(request, slug, conversation_id):
         return response
     if not request.htmx:
         return redirect("chat:conversation", slug, conversation.pk)
+    # The list is redrawn as the member sees it: the same search, the same page.
+    listed = sidebar_context(membership.workspace, conversation, page_number(request.POST.get("chats")),
+                             search_query(request.POST.get("q")))
     ctx = {"workspace": membership.workspace, "membership": membership, "conversation": conversation,
-           "can_manage": True, **sidebar_context(membership.workspace, conversation)}
+           "can_manage": True, **listed}
     return render(request, "chat/_renamed.html", ctx)
 
 

@@ -20,13 +20,12 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.chat.conversations import first_page_change, page_number, sidebar_context
+from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.signed_in import login_required_async
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
-from beyond_site.lib.http import clean_text
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.services import ConversationDeleted, schedule_run, start_run
 from pipeline.research import search_setting
@@ -131,7 +130,7 @@ def workspace(request, slug, conversation_id=None):
         before = get_object_or_404(Message, pk=before_id, conversation=conversation)
     exchanges, earlier = _exchanges(conversation, before)
     ctx = _side_context(membership, conversation, page_number(request.GET.get("chats")),
-                        clean_text(request.GET.get("q", ""))[:200])
+                        search_query(request.GET.get("q")))
     ctx.update(exchanges=exchanges, earlier=earlier, paged_back=before is not None, form_key=new_form_key())
     return render(request, "chat/workspace.html", ctx)
 

@@ -113,10 +113,13 @@ def test_rename_search_and_delete_a_conversation(page, server_parts):
     expect(head).to_contain_text("Draft our asset register overview")
     expect(page.locator("#conversations")).to_contain_text("Draft our asset register overview")
 
-    head.locator("summary").click()
-    head.locator("input[name=title]").fill("Asset register 2026")
-    head.locator('button[data-action="rename"]').click()
-    expect(page.locator("#conversation-head h1")).to_have_text("Asset register 2026")
+    def rename(title):
+        head.locator("summary").click()
+        head.locator("input[name=title]").fill(title)
+        head.locator('button[data-action="rename"]').click()
+        expect(page.locator("#conversation-head h1")).to_have_text(title)
+
+    rename("Asset register 2026")
     expect(page.locator("#conversations")).to_contain_text("Asset register 2026")
     expect(page.locator("#conversations time").first).to_be_visible()
 
@@ -128,12 +131,24 @@ def test_rename_search_and_delete_a_conversation(page, server_parts):
     page.locator("#conversation-q").press("Enter")
     expect(page.locator("#conversations")).to_contain_text("Asset register 2026")
 
+    # A rename while the list shows a search redraws that search, not the first page of all.
+    rename("Inventory 2026")
+    expect(page.locator("#conversation-q")).to_have_value("asset")
+    expect(page.locator("#conversations")).to_contain_text("Inventory 2026")  # its task still says asset
+    page.locator("#conversation-q").fill("zebra")
+    page.locator("#conversation-q").press("Enter")
+    expect(page.locator("#conversations")).to_contain_text("No conversation matches")
+    rename("Inventory zebra")
+    expect(page.locator("#conversations")).to_contain_text("Inventory zebra")
+    expect(page.locator("#conversation-q")).to_have_value("zebra")
+    expect(page.locator("#conversations")).not_to_contain_text("No conversation matches")
+
     page.once("dialog", lambda dialog: dialog.accept())
     head = page.locator("#conversation-head")
     head.locator("summary").click()
     head.locator('button[data-action="delete-conversation"]').click()
     page.wait_for_url(f"{daphne.base}/w/offline/")
-    expect(page.locator("#conversations")).not_to_contain_text("Asset register 2026")
+    expect(page.locator("#conversations")).not_to_contain_text("Inventory zebra")
 
 
 def test_the_page_says_when_the_live_connection_is_lost_and_when_it_is_back(page, tmp_path):

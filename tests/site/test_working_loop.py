@@ -182,6 +182,23 @@ def test_the_starter_and_admins_rename_a_conversation_others_may_not(members, al
     assert Conversation.objects.get(pk=conversation.pk).title == "By the admin"
 
 
+def test_a_rename_redraws_the_list_as_shown_with_its_search_and_its_page(members, alice):
+    conversation = Conversation.objects.create(workspace=members, title="Asset register", created_by=alice)
+    conversation_by(members, alice, "Backups")
+    url = reverse("chat:conversation_rename", args=["acme", conversation.pk])
+    client = client_for(alice)
+    html = client.post(url, {"title": "Asset register 2026", "q": "asset", "chats": "1"},
+                       HTTP_HX_REQUEST="true").content.decode()
+    listed = html.split('id="conversations"')[1]
+    assert "Asset register 2026" in listed and "Backups" not in listed
+    assert 'name="q" value="asset"' in listed  # the search box keeps the search
+    gone = client.post(url, {"title": "Inventory", "q": "asset"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "No conversation matches “asset”." in gone.split('id="conversations"')[1]
+    later = client.post(url, {"title": "Inventory", "chats": "2"}, HTTP_HX_REQUEST="true").content.decode()
+    assert 'rel="prev"' in later and "Backups" not in later.split('id="conversations"')[1]
+    plain = client.post(url, {"title": "Inventory 2"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Inventory 2" in plain.split('id="conversations"')[1] and "Backups" in plain
+
 def test_a_deleted_conversation_leaves_the_chat_and_its_runs_stay_on_record(members, alice, bob, tmp_path):
     run = first_document(members, alice, tmp_path)
     conversation = run.conversation
