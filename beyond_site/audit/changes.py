@@ -27,7 +27,11 @@ KINDS = {
                                     "invitation_accepted": "Invitation accepted",
                                     "invitation_revoked": "Invitation withdrawn"}),
     "topology": ("Models per role", {"topology_changed": "Models per role changed"}),
-    "frameworks": ("Frameworks", {"frameworks_changed": "Enabled frameworks changed"}),
+    "frameworks": ("Frameworks", {"frameworks_changed": "Enabled frameworks changed",
+                                  # Packs are site-wide: logged in each workspace that enabled one.
+                                  "framework_pack_imported": "Framework pack imported",
+                                  "framework_pack_updated": "Framework pack updated",
+                                  "framework_pack_removed": "Framework pack removed"}),
     "budget": ("Budgets", {"budget_changed": "Budget changed"}),
     "settings": ("Workspace settings", {"workspace_created": "Workspace created",
                                         "workspace_renamed": "Workspace renamed",
@@ -113,15 +117,22 @@ def _cell(value) -> str:
     return "" if value is None else shown(value)
 
 
-def differences(before, after) -> list[tuple[str, str, str]]:
+#: What a settings object's absence and presence are called: the topology and the budget fall back
+#: to the server's; an imported framework pack is simply there or not.
+SIDES = ("server default", "set")
+PACK_SIDES = ("none", "imported")
+SIDES_OF = {"framework_pack_imported": PACK_SIDES, "framework_pack_removed": PACK_SIDES}
+
+
+def differences(before, after, sides: tuple[str, str] = SIDES) -> list[tuple[str, str, str]]:
     """(what, before, after) lines: one per changed field of an object, one for a plain value."""
     if isinstance(before, dict) or isinstance(after, dict):
         old, new = _flat(before or {}), _flat(after or {})
         lines = [(key, _cell(old.get(key)), _cell(new.get(key)))
                  for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
         if before is None or after is None:  # e.g. the topology from or back to the server default
-            lines.insert(0, ("", "server default" if before is None else "set", "server default" if after is None
-                             else "set"))
+            absent, present = sides
+            lines.insert(0, ("", absent if before is None else present, absent if after is None else present))
         return lines
     if before is None and after is None:
         return []
@@ -136,7 +147,7 @@ def change_rows(rows) -> list[dict]:
         "by_command": row.via == WorkspaceEvent.COMMAND,
         "through_admin": row.via == WorkspaceEvent.ADMIN_SITE,
         "details": [(key.replace("_", " "), shown(value)) for key, value in sorted((row.detail or {}).items())],
-        "lines": differences(row.before, row.after),
+        "lines": differences(row.before, row.after, SIDES_OF.get(row.action, SIDES)),
         "iso": row.at.isoformat(timespec="microseconds"),
     } for row in rows]
 

@@ -168,6 +168,16 @@ class FrameworkPackAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    # A removal is logged in the change log of every workspace that enabled the pack.
+    def delete_model(self, request, obj):
+        with changes_via("admin"):
+            services.delete_framework_pack(obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        with changes_via("admin"):
+            for row in queryset.order_by("key"):
+                services.delete_framework_pack(row, user=request.user)
+
 
 @admin.register(WorkspaceEvent)
 class WorkspaceEventAdmin(NoWrites, admin.ModelAdmin):

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 
 from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
+from beyond_site.lib.chaining import canonical_json
 from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
@@ -245,8 +246,39 @@ def save_framework_pack(data: dict) -> tuple[FrameworkPack, bool]:
     if not data.get("entries"):
         raise ValueError("the catalogue has no controls or groups: nothing to import")
     pack_from_dict(data)  # refuse a malformed pack before storing it
-    row, created = FrameworkPack.objects.update_or_create(key=key, defaults={"name": name, "data": data})
+    with transaction.atomic():
+        stored = FrameworkPack.objects.select_for_update().filter(key=key).first()
+        before = pack_summary(stored)
+        row, created = FrameworkPack.objects.update_or_create(key=key, defaults={"name": name, "data": data})
+        after = pack_summary(row)
+        if after != before:  # the same catalogue imported again changes nothing
+            _record_pack_change(key, "framework_pack_imported" if stored is None else "framework_pack_updated",
+                                before, after, user=None)
     return row, created
+
+
+def delete_framework_pack(row: FrameworkPack, user=None) -> None:
+    """Remove an imported pack. The workspaces that enabled it keep its key, and draw on it again
+    if it is imported anew; until then their runs do without it."""
+    with transaction.atomic():
+        _record_pack_change(row.key, "framework_pack_removed", pack_summary(row), None, user=user)
+        row.delete()
+
+
+def pack_summary(row: FrameworkPack | None) -> dict | None:
+    """What a change log says of an imported pack: its name, its size, and a digest of its content."""
+    if row is None:
+        return None
+    return {"name": row.name, "entries": len(row.data.get("entries") or []),
+            "sha256": hashlib.sha256(canonical_json(row.data)).hexdigest()}
+
+
+def _record_pack_change(key: str, action: str, before, after, *, user) -> None:
+    """Packs are site-wide: the change is logged in every workspace that has `key` enabled, since
+    what its runs are told of that framework changes with it."""
+    for workspace in Workspace.objects.only("pk", "enabled_frameworks").order_by("pk"):
+        if key in (workspace.enabled_frameworks or []):
+            record_change(workspace, user, action, before=before, after=after, pack=key)
 
 
 class LastAdminError(ValueError):

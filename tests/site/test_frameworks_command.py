@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 
+from beyond_site.audit.changes import change_rows
 from beyond_site.workspaces import services
+from beyond_site.workspaces.changelog import verify_changes
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.frameworks import available_packs
-from beyond_site.workspaces.models import FrameworkPack, Workspace
+from beyond_site.workspaces.models import FrameworkPack, Workspace, WorkspaceEvent
 from tests.site.context_support import queued_run
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +114,58 @@ def test_a_run_start_reads_the_imported_packs_once_for_its_context_and_its_check
         _, ctx, packs, _ = _starting(queued.pk)
     assert [p.name for p in packs] == ["CSF Lite"] and "CSF Lite" in ctx.enabled_frameworks
     assert sum('FROM "workspaces_frameworkpack"' in q["sql"] for q in queries.captured_queries) == 1
+
+
+def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that_enabled_it(alice):
+    """Packs are site-wide: what a workspace's runs are told of a framework changes with its pack,
+    so each change is in the change log of every workspace that enabled it, and of no other."""
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
+    acme, globex = (Workspace.objects.create(slug=s, name=s) for s in ("acme", "globex"))
+    services.set_enabled_frameworks(acme, ["gdpr", "csf-lite"])
+    services.set_enabled_frameworks(globex, ["gdpr"])
+
+    def pack_changes(workspace):
+        return list(WorkspaceEvent.objects.filter(workspace=workspace, action__startswith="framework_pack_")
+                    .order_by("seq"))
+
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
+    assert pack_changes(acme) == []  # the same catalogue again: nothing changed
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite 2.0")
+    [updated] = pack_changes(acme)
+    assert updated.action == "framework_pack_updated" and updated.via == WorkspaceEvent.COMMAND
+    assert updated.detail == {"pack": "csf-lite"}
+    assert (updated.before["name"], updated.after["name"]) == ("CSF Lite", "CSF Lite 2.0")
+    assert updated.before["entries"] == updated.after["entries"] == 105
+    assert updated.before["sha256"] != updated.after["sha256"]
+
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    admin = Client()
+    admin.force_login(alice)
+    row = FrameworkPack.objects.get(key="csf-lite")
+    assert admin.post(f"/admin/workspaces/frameworkpack/{row.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not FrameworkPack.objects.exists()
+    removed = pack_changes(acme)[-1]
+    assert removed.action == "framework_pack_removed" and removed.after is None
+    assert removed.via == WorkspaceEvent.ADMIN_SITE and removed.user == alice
+    assert "CSF Lite" not in assemble_context(queued_run(acme, "Describe our context under CSF Lite")).enabled_frameworks
+
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
+    imported = pack_changes(acme)[-1]
+    assert imported.action == "framework_pack_imported" and imported.before is None
+    assert [r.action for r in pack_changes(acme)] == ["framework_pack_updated", "framework_pack_removed",
+                                                      "framework_pack_imported"]
+    assert pack_changes(globex) == []
+    assert verify_changes(acme) == [] and verify_changes(globex) == []
+    [shown_removed, shown_imported] = change_rows([removed, imported])
+    assert shown_removed["what"] == "Framework pack removed" and shown_removed["lines"][0] == ("", "imported", "none")
+    assert shown_imported["lines"][0] == ("", "none", "imported")
+
+
+def test_a_refused_import_logs_nothing(alice):
+    acme = Workspace.objects.create(slug="acme", name="acme")
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    services.set_enabled_frameworks(acme, ["csf-lite"])
+    with pytest.raises(ValueError):
+        services.save_framework_pack({"key": "csf-lite", "name": "Empty", "entries": []})
+    assert not WorkspaceEvent.objects.filter(action__startswith="framework_pack_").exists()
