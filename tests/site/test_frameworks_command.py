@@ -169,3 +169,21 @@ def test_a_refused_import_logs_nothing(alice):
     with pytest.raises(ValueError):
         services.save_framework_pack({"key": "csf-lite", "name": "Empty", "entries": []})
     assert not WorkspaceEvent.objects.filter(action__startswith="framework_pack_").exists()
+
+
+def test_removing_packs_with_the_admins_bulk_action_is_logged_too(alice):
+    acme = Workspace.objects.create(slug="acme", name="acme")
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    run("import-oscal", str(FIXTURE), "--key", "csf-copy")
+    services.set_enabled_frameworks(acme, ["csf-lite", "csf-copy"])
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    admin = Client()
+    admin.force_login(alice)
+    response = admin.post("/admin/workspaces/frameworkpack/", {
+        "action": "delete_selected", "post": "yes",
+        "_selected_action": [str(pk) for pk in FrameworkPack.objects.values_list("pk", flat=True)]})
+    assert response.status_code == 302 and not FrameworkPack.objects.exists()
+    removed = WorkspaceEvent.objects.filter(workspace=acme, action="framework_pack_removed").order_by("seq")
+    assert [row.detail["pack"] for row in removed] == ["csf-copy", "csf-lite"]
+    assert all(row.via == WorkspaceEvent.ADMIN_SITE for row in removed)
