@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 from typing import Any
 
 GENESIS = "0" * 64
@@ -31,6 +32,22 @@ def _default(value: Any) -> Any:
     if isinstance(value, dt.date):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} has no canonical JSON form")
+
+
+def as_read_back(value: Any) -> Any:
+    """`value` as a JSON column gives it back on every database: keys as strings, and integral
+    floats as integers (PostgreSQL's jsonb returns 1e16 as 10000000000000000). A NaN or an
+    infinity, which has no JSON form, is hashed as null rather than refused: an odd figure from a
+    provider must not stop the record."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {str(k): as_read_back(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_read_back(v) for v in value]
+    return value
 
 
 def canonical_json(content: Any) -> bytes:

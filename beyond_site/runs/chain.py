@@ -18,7 +18,6 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
-import math
 from datetime import timedelta
 from typing import Any, Iterable
 
@@ -27,7 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pipeline import events as ev
-from beyond_site.lib.chaining import GENESIS, canonical_json, link_hash
+from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
 from beyond_site.lib.db import db
 from beyond_site.lib.queries import one_or_none
 from beyond_site.runs.contexts import record_sha256
@@ -57,25 +56,9 @@ CHECK_POLL_S = 60
 
 # -- the links ------------------------------------------------------------------------------------
 
-def _as_read_back(value: Any) -> Any:
-    """`value` as a JSON column gives it back on every database: keys as strings, and integral
-    floats as integers (PostgreSQL's jsonb returns 1e16 as 10000000000000000). A NaN or an
-    infinity, which has no JSON form, is hashed as null rather than refused: an odd figure from a
-    provider must not stop the record."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return int(value) if value.is_integer() else value
-    if isinstance(value, dict):
-        return {str(k): _as_read_back(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_as_read_back(v) for v in value]
-    return value
-
-
 def event_hash(prev_hash: str, run_id: int, seq: int, type_: str, data: dict, at) -> str:
     """The hash of one event: its content, linked to the previous event's hash (GENESIS first)."""
-    return link_hash(prev_hash, {"run": run_id, "seq": seq, "type": type_, "data": _as_read_back(data), "at": at})
+    return link_hash(prev_hash, {"run": run_id, "seq": seq, "type": type_, "data": as_read_back(data), "at": at})
 
 
 def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_hash: str, at) -> str:
@@ -113,7 +96,7 @@ def append_to_ledger(run: Run, final_hash: str) -> WorkspaceLedger:
 # -- the rows each event implies, as fingerprints --------------------------------------------------
 
 def _fingerprint(*values: Any) -> str:
-    return hashlib.sha256(canonical_json(_as_read_back(list(values)))).hexdigest()
+    return hashlib.sha256(canonical_json(as_read_back(list(values)))).hexdigest()
 
 
 def _cut(value: str | None, length: int) -> str | None:

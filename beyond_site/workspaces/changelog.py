@@ -23,7 +23,7 @@ import json
 from django.db import transaction
 from django.utils import timezone
 
-from beyond_site.lib.chaining import GENESIS, canonical_json, link_hash
+from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
 #: Set by the Django admin's pages: the change came through it rather than the app's own pages.
@@ -54,9 +54,10 @@ def _row_content(row: WorkspaceEvent) -> dict:
 
 
 def _plain(value):
-    """`value` as the database will give it back (JSON values only), so that the hash computed now
-    is the one recomputed later; TypeError for anything without a JSON form (e.g. a Decimal)."""
-    return json.loads(canonical_json(value))
+    """`value` as the database will give it back (JSON values only, integral floats as integers as
+    PostgreSQL's jsonb returns them), so that the hash computed now is the one recomputed later;
+    TypeError for anything without a JSON form (e.g. a Decimal)."""
+    return as_read_back(json.loads(canonical_json(value)))
 
 
 def record_change(workspace: Workspace, user, action: str, *, before=None, after=None, **detail) -> WorkspaceEvent:
