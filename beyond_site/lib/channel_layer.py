@@ -1,7 +1,7 @@
 """The embedded deployment's channel layer: channels' in-memory layer, sweeping for expired
-messages and group memberships at most once a second instead of on every send and receive.
+messages and group memberships at most once a second instead of at every receive and group send.
 
-The stock layer walks every channel and every group at each `send`, `receive` and `group_send`.
+The stock layer walks every channel and every group at each `receive` and `group_send`.
 Each live run page is a channel and a group, and every recorded batch rings its run's group, so
 the walks grow with the number of pages and are paid at every event: with a hundred pages open,
 three quarters of the layer's time went to them (bench/layer.py measures it). Expiry is a
@@ -16,7 +16,8 @@ from channels import layers
 
 
 class InMemoryChannelLayer(layers.InMemoryChannelLayer):
-    #: Seconds between two sweeps; a message or a membership outlives its expiry by at most this.
+    #: Seconds at least between two sweeps (a sweep happens at a receive or a group send): a message
+    #: may be received up to this long past its expiry, which a doorbell does not mind.
     sweep_interval = 1.0
 
     def __init__(self, *args, **kwargs):

@@ -168,11 +168,15 @@ class FrameworkPackAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        return False  # a pack changes by a new import, which is logged
+
     # A removal is logged in the change log of every workspace that enabled the pack.
     def delete_model(self, request, obj):
         with changes_via("admin"):
             services.delete_framework_pack(obj, user=request.user)
 
+    @transaction.atomic
     def delete_queryset(self, request, queryset):
         with changes_via("admin"):
             for row in queryset.order_by("key"):

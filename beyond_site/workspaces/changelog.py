@@ -54,9 +54,9 @@ def _row_content(row: WorkspaceEvent) -> dict:
 
 
 def _plain(value):
-    """`value` as the database will give it back (JSON values only, integral floats as integers as
-    PostgreSQL's jsonb returns them), so that the hash computed now is the one recomputed later;
-    TypeError for anything without a JSON form (e.g. a Decimal)."""
+    """`value` as the database will give it back (JSON values only; integral floats as integers,
+    since PostgreSQL's jsonb returns 1e16 as 10000000000000000), so that the hash computed now is
+    the one recomputed later; TypeError for anything without a JSON form (e.g. a Decimal)."""
     return as_read_back(json.loads(canonical_json(value)))
 
 

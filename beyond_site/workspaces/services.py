@@ -261,8 +261,13 @@ def delete_framework_pack(row: FrameworkPack, user=None) -> None:
     """Remove an imported pack. The workspaces that enabled it keep its key, and draw on it again
     if it is imported anew; until then their runs do without it."""
     with transaction.atomic():
-        _record_pack_change(row.key, "framework_pack_removed", pack_summary(row), None, user=user)
-        row.delete()
+        # Locked and read again first (as an import locks it before the workspaces): what is logged
+        # is what is removed, and two removals at once log one.
+        stored = FrameworkPack.objects.select_for_update().filter(pk=row.pk).first()
+        if stored is None:
+            return
+        _record_pack_change(stored.key, "framework_pack_removed", pack_summary(stored), None, user=user)
+        stored.delete()
 
 
 def pack_summary(row: FrameworkPack | None) -> dict | None:

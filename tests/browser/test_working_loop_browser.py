@@ -142,13 +142,18 @@ def test_rename_search_and_delete_a_conversation(page, server_parts):
     expect(page.locator("#conversations")).to_contain_text("Inventory zebra")
     expect(page.locator("#conversation-q")).to_have_value("zebra")
     expect(page.locator("#conversations")).not_to_contain_text("No conversation matches")
+    # What is typed in the box but not searched yet is not the list shown: the rename keeps the list.
+    page.locator("#conversation-q").fill("typed but not searched")
+    rename("Inventory zebra 2")
+    expect(page.locator("#conversations")).to_contain_text("Inventory zebra 2")
+    expect(page.locator("#conversation-q")).to_have_value("zebra")
 
     page.once("dialog", lambda dialog: dialog.accept())
     head = page.locator("#conversation-head")
     head.locator("summary").click()
     head.locator('button[data-action="delete-conversation"]').click()
     page.wait_for_url(f"{daphne.base}/w/offline/")
-    expect(page.locator("#conversations")).not_to_contain_text("Inventory zebra")
+    expect(page.locator("#conversations")).not_to_contain_text("Inventory zebra 2")
 
 
 def test_the_page_says_when_the_live_connection_is_lost_and_when_it_is_back(page, tmp_path):

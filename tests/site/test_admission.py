@@ -145,4 +145,4 @@ async def test_a_request_cancelled_inside_a_sync_middleware_still_checks_its_con
     for _ in range(2):  # and the slot is given back
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(handler.get_response_async(None), timeout=1)
-    assert len(checked) == 2 and all(name.startswith("beyond-http-") for name in checked)
+    assert len(checked) == 2 and all(name.startswith("beyond-http-0") for name in checked)

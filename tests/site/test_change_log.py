@@ -245,7 +245,6 @@ def some_changes(workspace, user, n=5):
     return list(WorkspaceEvent.objects.filter(workspace=workspace).order_by("seq"))
 
 
-
 def test_numbers_are_hashed_as_the_database_gives_them_back(acme, alice):
     """jsonb returns an integral float such as 1e16 as an integer: the row must still verify."""
     row = record_change(acme, alice, "topology_changed", before=None,
@@ -253,6 +252,7 @@ def test_numbers_are_hashed_as_the_database_gives_them_back(acme, alice):
     stored = WorkspaceEvent.objects.get(pk=row.pk)
     assert stored.after["executor"] == {"model": "m", "timeout_s": 10_000_000_000_000_000, "temperature": 0.2,
                                         "top_p": 1}
+    assert type(stored.after["executor"]["timeout_s"]) is int and type(stored.after["executor"]["top_p"]) is int
     assert verify_changes(acme) == []
 
 def test_rows_are_numbered_and_chained_as_documented(acme, alice):

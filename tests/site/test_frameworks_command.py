@@ -162,7 +162,7 @@ def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that
     assert shown_imported["lines"][0] == ("", "none", "imported")
 
 
-def test_a_refused_import_logs_nothing(alice):
+def test_a_refused_import_logs_nothing():
     acme = Workspace.objects.create(slug="acme", name="acme")
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
     services.set_enabled_frameworks(acme, ["csf-lite"])
@@ -187,3 +187,28 @@ def test_removing_packs_with_the_admins_bulk_action_is_logged_too(alice):
     removed = WorkspaceEvent.objects.filter(workspace=acme, action="framework_pack_removed").order_by("seq")
     assert [row.detail["pack"] for row in removed] == ["csf-copy", "csf-lite"]
     assert all(row.via == WorkspaceEvent.ADMIN_SITE for row in removed)
+
+
+def test_a_pack_removed_twice_from_stale_copies_is_logged_once():
+    """Two admins deleting the same pack from pages opened before either removal."""
+    acme = Workspace.objects.create(slug="acme", name="acme")
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    services.set_enabled_frameworks(acme, ["csf-lite"])
+    first, second = FrameworkPack.objects.get(), FrameworkPack.objects.get()
+    services.delete_framework_pack(first)
+    services.delete_framework_pack(second)
+    assert WorkspaceEvent.objects.filter(action="framework_pack_removed").count() == 1
+    assert not FrameworkPack.objects.exists()
+
+
+def test_a_pack_is_read_only_in_the_admin(alice):
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    run("import-oscal", str(FIXTURE), "--key", "csf-lite")
+    admin = Client()
+    admin.force_login(alice)
+    row = FrameworkPack.objects.get()
+    page = admin.get(f"/admin/workspaces/frameworkpack/{row.pk}/change/")
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    admin.post(f"/admin/workspaces/frameworkpack/{row.pk}/change/", {"key": "x", "name": "y"})
+    assert FrameworkPack.objects.get().updated_at == row.updated_at

@@ -199,6 +199,7 @@ def test_a_rename_redraws_the_list_as_shown_with_its_search_and_its_page(members
     plain = client.post(url, {"title": "Inventory 2"}, HTTP_HX_REQUEST="true").content.decode()
     assert "Inventory 2" in plain.split('id="conversations"')[1] and "Backups" in plain
 
+
 def test_a_deleted_conversation_leaves_the_chat_and_its_runs_stay_on_record(members, alice, bob, tmp_path):
     run = first_document(members, alice, tmp_path)
     conversation = run.conversation
