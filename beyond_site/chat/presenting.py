@@ -99,6 +99,8 @@ class RunView:
     recap_findings: list[str] = field(default_factory=list)
     #: The pages a research run collected (empty for a run without research).
     sources: list[SourceView] = field(default_factory=list)
+    #: Run again already (a run is run again once: the new run has its own button).
+    retried: bool = False
 
     @property
     def finished(self) -> bool:
@@ -114,7 +116,7 @@ class RunView:
 
     @property
     def can_run_again(self) -> bool:
-        return self.run.status in (Run.FAILED, Run.HALTED, Run.CANCELLED)
+        return self.run.status in Run.RETRYABLE and not self.retried
 
 
 def recap_findings(findings: list[dict] | None) -> list[str]:
@@ -152,6 +154,9 @@ def run_views(run_ids) -> dict[int, RunView]:
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
+    retryable = [pk for pk, run in runs.items() if run.status in Run.RETRYABLE]
+    retried = set(Run.objects.filter(retry_of_id__in=retryable).values_list("retry_of_id", flat=True)) if retryable \
+        else set()
     views = {}
     for run_id in ids:
         run = runs.get(run_id)
@@ -166,7 +171,7 @@ def run_views(run_ids) -> dict[int, RunView]:
                                 recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
                                 last_seq=last_seqs.get(run_id) or 0, outcome=outcome,
                                 recap_findings=recap_findings(run.summary_findings),
-                                sources=sources.get(run_id, []))
+                                sources=sources.get(run_id, []), retried=run_id in retried)
     return views
 
 

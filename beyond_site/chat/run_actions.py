@@ -40,17 +40,24 @@ def _again_from_form(request, slug, run_id):
     membership = access.require_membership(request, slug, access.WRITE)
     earlier = require_run(request, slug, run_id, access.WRITE)
     try:
-        run, created = run_again(earlier, user=request.user,
-                                 idempotency_key=f"again-{earlier.pk}-{request.user.pk}-{earlier.retries.count()}")
+        # A run is run again once, whoever asks: a double click, or two members clicking at once,
+        # start one new run (a new run that fails has its own Run again).
+        run, created = run_again(earlier, user=request.user, idempotency_key=f"again-{earlier.pk}")
     except (NotRetryable, ConversationDeleted) as exc:
-        response = render(request, "chat/_notice.html", {"notice": str(exc)})
-        response["HX-Reswap"] = "none"
-        return response, None
+        return _notice(request, str(exc)), None
     if not request.htmx:
         return redirect("chat:conversation", slug, run.conversation_id), (run.pk if created else None)
-    ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True,
-           "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)} if created else None}
-    return render(request, "chat/_again.html", ctx), (run.pk if created else None)
+    if not created:
+        return _notice(request, "This run was already run again: the new run is further down."), None
+    ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True, "earlier": earlier,
+           "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)}}
+    return render(request, "chat/_again.html", ctx), run.pk
+
+
+def _notice(request, text: str) -> HttpResponse:
+    response = render(request, "chat/_notice.html", {"notice": text})
+    response["HX-Reswap"] = "none"
+    return response
 
 
 @login_required_async

@@ -36,6 +36,8 @@ class Run(models.Model):
     CANCELLED = "cancelled"
     STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED, CANCELLED)]
     FINISHED = (COMPLETED, HALTED, FAILED, CANCELLED)
+    #: What a member may run again ("Run again"): what did not complete.
+    RETRYABLE = (HALTED, FAILED, CANCELLED)
 
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="runs")
     conversation = models.ForeignKey("workspaces.Conversation", models.PROTECT, null=True, blank=True,

@@ -118,7 +118,7 @@ class NotRetryable(ValueError):
 
 def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
     """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
-    if run.status not in (Run.FAILED, Run.HALTED, Run.CANCELLED):
+    if run.status not in Run.RETRYABLE:
         raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
     return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
                      research=run.research, idempotency_key=idempotency_key)

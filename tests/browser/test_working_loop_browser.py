@@ -91,8 +91,10 @@ def test_run_again_starts_the_task_anew_in_the_same_conversation(page, server_pa
     expect(first).to_contain_text("The planner could not produce a usable plan")
     first.locator("details.run-reason summary").click()
     expect(first.locator("details.run-reason")).to_contain_text("the planner gave no valid brief")
-    first.locator('button[data-action="run-again"]').click()
+    first.locator('button[data-action="run-again"]').dblclick()  # an impatient double click starts one run
     expect(page.locator("[data-run-status]")).to_have_count(2)
+    expect(first.locator('button[data-action="run-again"]')).to_have_count(0)
+    expect(first).to_contain_text("Run again below.")
     second = page.locator("[data-run-status]").last
     expect(second).to_have_attribute("data-run-status", "failed", timeout=20_000)
     assert run_id(second) != run_id(first)
@@ -100,6 +102,9 @@ def test_run_again_starts_the_task_anew_in_the_same_conversation(page, server_pa
     assert record["retry_of"] == run_id(first)
     assert record["conversation"] == record_of(env, run_id(first))["conversation"]
     expect(page.locator(".exchange").last).to_contain_text("Run again of an earlier run")
+    page.reload()
+    expect(page.locator("[data-run-status]")).to_have_count(2)
+    expect(page.locator('button[data-action="run-again"]')).to_have_count(1)  # the new run's only
 
 
 def test_rename_search_and_delete_a_conversation(page, server_parts):

@@ -130,6 +130,20 @@ def test_run_again_starts_the_same_task_in_the_same_conversation_linked_to_the_o
     assert client_for(dave_of(members)).post(reverse("chat:run_again", args=["acme", old.pk])).status_code == 403
 
 
+
+def test_a_run_is_run_again_once_whoever_clicks_and_however_often(members, alice, bob, carol, tmp_path):
+    old = failed_run(members, alice, tmp_path)
+    url = reverse("chat:run_again", args=["acme", old.pk])
+    first = client_for(alice).post(url, HTTP_HX_REQUEST="true").content.decode()
+    assert f'id="run-again-{old.pk}"' in first and 'hx-swap-oob="true">Run again below.' in first
+    again = client_for(alice).post(url, HTTP_HX_REQUEST="true")  # a double click
+    assert "already run again" in again.content.decode() and again["HX-Reswap"] == "none"
+    client_for(carol).post(url, HTTP_HX_REQUEST="true")  # an admin at the same moment
+    assert Run.objects.filter(retry_of=old).count() == 1
+    page = client_for(alice).get(reverse("chat:conversation", args=["acme", old.conversation_id])).content.decode()
+    new = Run.objects.get(retry_of=old)
+    assert f'id="run-again-{old.pk}"' not in page and f'id="run-{new.pk}"' in page
+
 def dave_of(workspace):
     return Membership.objects.get(workspace=workspace, role="auditor").user
 
