@@ -136,12 +136,21 @@ def _counts(sections: list[Section]) -> list[str]:
 def _outcome(run: Run, sections: list[Section]) -> str:
     released = sum(s.released for s in sections)
     total = len(sections)
+    # A warning is said first, not left to the counts: those sections failed inspection twice.
+    warned = sum(s.released and s.badge == badges.WARNING for s in sections)
+    caution = (f" {_sections(warned)} {'was' if warned == 1 else 'were'} released with a warning: the verifier "
+               "found issues in both drafts, listed beside the section; fix them before use." if warned else "")
     if run.status == Run.COMPLETED:
-        return f"All {total} sections were released after inspection by the blind verifier."
+        every = "The section was" if total == 1 else f"All {total} sections were"
+        return f"{every} released after inspection by the blind verifier.{caution}"
     reason = f" ({one_line(run.halt_reason)})" if run.halt_reason else ""
     stopped = {Run.HALTED: "halted", Run.FAILED: "failed", Run.CANCELLED: "was stopped"}.get(run.status, run.status)
-    return (f"The run {stopped}{reason}: {released} of {total} sections were released; "
-            "the others are missing from this document.")
+    return (f"The run {stopped}{reason}: {released} of {total} {'section was' if released == 1 else 'sections were'} "
+            f"released; the others are missing from this document.{caution}")
+
+
+def _sections(n: int) -> str:
+    return "1 section" if n == 1 else f"{n} sections"
 
 
 def offline_note(run: Run) -> str | None:

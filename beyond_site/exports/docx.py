@@ -7,6 +7,8 @@ reads as the document and the review notes sit in the margin.
 """
 from __future__ import annotations
 
+import datetime as dt
+
 from docx import Document
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
 from docx.opc.constants import RELATIONSHIP_TYPE
@@ -43,9 +45,21 @@ def write(deliverable: Deliverable, target) -> None:
     doc.save(target)
 
 
+def _properties(doc, d: Deliverable) -> None:
+    """The file's own properties (File > Info in Word). python-docx's template would otherwise say
+    "python-docx" wrote it, in 2013."""
+    props = doc.core_properties
+    props.title = d.title[:250]
+    props.subject = d.workspace[:250]
+    props.author = props.last_modified_by = "Beyond"
+    props.comments = f"Prepared with Beyond, run {d.run.pk}"
+    props.keywords = props.category = props.content_status = ""
+    props.created = props.modified = (d.run.finished_at or d.run.created_at).astimezone(dt.timezone.utc)
+    props.revision = 1
+
+
 def _title_page(doc, d: Deliverable) -> None:
-    doc.core_properties.title = d.title[:250]
-    doc.core_properties.subject = d.workspace[:250]
+    _properties(doc, d)
     doc.add_heading(d.title, level=0)
     for label, value in (("Workspace", d.workspace), ("Date", d.date), ("Prepared with", f"Beyond, run {d.run.pk}")):
         p = doc.add_paragraph()

@@ -3,6 +3,7 @@ they are (title page, verification summary, the document with real structure, wa
 section, citations at the end), with model-made HTML inert."""
 from __future__ import annotations
 
+import datetime as dt
 import io
 import re
 
@@ -70,8 +71,15 @@ def test_the_docx_has_a_title_page_with_the_models_and_the_verification_summary(
             "Each warning is a comment on its section.") in text
     assert "It does not mean the content is true, complete or correct" in text
     assert "1 of 3 sections" not in text and "2 of 3 sections were released" in text
+    assert ("the others are missing from this document. 1 section was released with a warning: the verifier "
+            "found issues in both drafts") in text  # said with the outcome, not only in the counts
     models = [[c.text for c in row.cells] for row in doc.tables[0].rows]
     assert models[0] == ["Role", "Model"] and models[1][0] == "Planner"
+    props = doc.core_properties
+    assert props.author == props.last_modified_by == "Beyond" and props.comments == f"Prepared with Beyond, run {finished.pk}"
+    finished.refresh_from_db()
+    assert props.created.replace(tzinfo=None) == finished.finished_at.astimezone(dt.timezone.utc).replace(
+        tzinfo=None, microsecond=0)
 
 
 def test_the_docx_body_has_word_headings_tables_lists_and_links_and_no_pipeline_chatter(finished, alice):
