@@ -143,7 +143,8 @@ def _unsupported(data: bytes, filename: str, names: list[str] | None = None) -> 
 
 
 def _decode_text(data: bytes) -> str | None:
-    """The text if ``data`` looks like UTF-8 (or UTF-16 with a BOM) prose, else None."""
+    """The text if ``data`` looks like prose in UTF-8, UTF-16 with a BOM, or else Windows-1252
+    (which covers Latin-1's letters: what Windows tools and older exports still write), else None."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             text = data.decode("utf-16")  # consumes the BOM
@@ -155,7 +156,12 @@ def _decode_text(data: bytes) -> str | None:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            return None
+            # Not UTF-8. Random bytes decode as Windows-1252 too (all but five byte values do), so
+            # the control-character test below is what tells prose from noise.
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                return None
     if "\x00" in text:  # e.g. UTF-32 read as UTF-16
         return None
     if text and len(_CONTROL_CHARS.findall(text)) / len(text) > _MAX_CONTROL_RATIO:
@@ -196,6 +202,10 @@ def sniff_kind(data: bytes, filename: str) -> str:
     if _decode_text(data) is None:
         raise _unsupported(data, filename)
     suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
+    if suffix in PROMISED_BY_EXTENSION and data.strip():  # text named .pdf, .docx or .xlsx
+        raise ExtractionError("unsupported_type", f"This file is not {KIND_NAMES[PROMISED_BY_EXTENSION[suffix]]}: "
+                                                  "it looks like plain text. Rename it to .txt, or upload the "
+                                                  "real file.")
     if suffix in (".md", ".markdown"):
         return "markdown"
     if suffix == ".csv":
@@ -264,6 +274,7 @@ _WORKER_REFUSALS = {
     "resource_limit": "This file is too large or too complex to read within the allowed limits.",
 }
 _PARSED = ("pdf", "docx", "xlsx")
+_TEXT_KINDS = ("text", "markdown", "csv")
 
 
 def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None, int | None]:
@@ -359,11 +370,9 @@ def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
             "which is the limit.",
         )
     if not text.strip():
-        raise ExtractionError(
-            "empty_text",
-            "No text was found in this file. If it is a scanned document, note that "
-            "text recognition (OCR) is not supported: upload a version with real text.",
-        )
+        raise ExtractionError("empty_text", "This file is empty: it holds no text." if kind in _TEXT_KINDS else
+                              "No text was found in this file. If it is a scanned document, note that "
+                              "text recognition (OCR) is not supported: upload a version with real text.")
     if kind == "csv":
         _validate_csv(text)
     return Extracted(

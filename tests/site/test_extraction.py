@@ -148,8 +148,16 @@ def test_it_decodes_utf16_with_bom():
     assert result.kind == "text" and result.text == "Grüße UTF16-MARKER"
 
 
-def test_it_refuses_whitespace_only_text():
-    assert "OCR" in refused(b" \n\t\n", "blank.txt", "empty_text")
+def test_it_refuses_whitespace_only_text_and_an_empty_file_as_empty_not_as_a_scan():
+    for data, name in ((b" \n\t\n", "blank.txt"), (b"", "empty.txt"), (b"", "empty.pdf"), (b"\n", "x.csv")):
+        message = refused(data, name, "empty_text")
+        assert message == "This file is empty: it holds no text." and "OCR" not in message
+
+
+def test_it_reads_latin_1_and_windows_1252_text():
+    extracted = extract("Caf\u00e9 cr\u00e8me \u2013 \u20ac5, na\u00efve".encode("cp1252"), "menu.txt")
+    assert extracted.kind == "text" and extracted.text == "Caf\u00e9 cr\u00e8me \u2013 \u20ac5, na\u00efve"
+    assert extract("Statut: approuv\u00e9\n".encode("latin-1"), "notes.md").text == "Statut: approuv\u00e9\n"
 
 
 def test_it_refuses_text_over_the_character_cap():
@@ -185,7 +193,9 @@ def test_it_refuses_text_full_of_control_characters():
 def test_it_sniffs_by_content_not_extension():
     assert sniff_kind(make_pdf("X"), "renamed.txt") == "pdf"
     assert sniff_kind(make_docx(), "renamed.csv") == "docx"
-    assert sniff_kind(b"plain", "file.pdf") == "text"
+    for name, what in (("file.pdf", "a PDF"), ("file.docx", "a Word document"), ("file.xlsx", "an Excel workbook")):
+        message = refused(b"this is not a pdf", name, "unsupported_type")
+        assert message.startswith(f"This file is not {what}: it looks like plain text.")
 
 
 def test_it_refuses_a_zip_that_is_not_a_docx():
