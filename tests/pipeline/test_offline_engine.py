@@ -256,7 +256,10 @@ async def test_it_summarizes_with_badges_open_points_and_its_provenance():
     assert 3 <= len(lines) <= 6 and all(line.startswith("- ") for line in lines)
     assert "Needs human review: step 2 (Asset categories and ownership)" in recap
     assert "ISO/IEC 27001:2022" in recap and "offline engine" in recap and "no language model" in recap
-    assert "to be confirmed" in recap
+    content = "\n".join(s["content"] for s in released)
+    markers = content.count("to be confirmed") - content.count("marked to be confirmed")  # not the explanation
+    assert 0 < markers < content.count("to be confirmed")
+    assert f'Open points marked "to be confirmed": {markers};' in recap
     assert not any(word in recap.lower() for word in ("verified", "true", "correct"))
 
 

@@ -69,3 +69,12 @@ def test_it_repeats_no_cell_the_citation_gate_would_read_as_a_reference():
     csv = "Asset,Owner,Location,Classification\nHR files,HR,SharePoint,see A.5.12\nLaptops,IT,Office,Internal\n"
     register = find_register(read_tables([Document("assets.csv", csv)]), "assets")
     assert register.rows[0][-1] == "(see assets.csv)" and register.rows[1][-1] == "Internal"
+
+
+def test_a_pipe_inside_a_cell_is_kept_when_the_engine_writes_its_tables():
+    from pipeline.providers.offline.sections import table
+
+    written = table([("Asset", "Supplier"), ("Payroll | PayServe", "HR")])
+    assert "| Payroll \\| PayServe | HR |" in written  # Markdown's escape: the reader shows a "|"
+    [read] = read_tables([Document("register.md", written, "sha-register")])
+    assert read.rows == (("Payroll | PayServe", "HR"),)

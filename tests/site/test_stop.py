@@ -64,6 +64,10 @@ async def test_a_stopped_run_keeps_what_it_released_and_releases_nothing_more(wo
         assert types[-1] == ev.RUN_CANCELLED and ev.SUMMARY_READY not in types
         cancelled = ModelCall.objects.filter(run=run, error__startswith="cancelled")
         assert sorted(cancelled.values_list("role", "step_index")) == [("executor", 2), ("executor", 3)]
+        client = Client()
+        client.force_login(alice)
+        page = client.get(reverse("chat:conversation", args=["acme", run.conversation_id])).content.decode()
+        assert page.count("Not released: the run was stopped before this step was released.") == 2
     await database_sync_to_async(check)()
 
 

@@ -26,7 +26,7 @@ _IMPACT = ("customer data", "accessed", "blocked", "reset", "revoked", "impact",
 
 
 def table(rows: list[tuple[str, ...]]) -> str:
-    def line(cells): return "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
+    def line(cells): return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
     return "\n".join([line(rows[0]), line(tuple("---" for _ in rows[0])), *map(line, rows[1:])])
 
 

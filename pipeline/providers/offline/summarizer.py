@@ -1,10 +1,21 @@
 """The offline summarizer: a short, factual recap of a finished run, labelled as offline output."""
 from __future__ import annotations
 
+import re
+
 from pipeline import badges as badge_words
 from pipeline.schemas import Brief
 
 from .doctypes import TBC
+
+#: An open point is the marker standing where a value would, not the sentence that explains it
+#: ("...are marked to be confirmed").
+_OPEN_POINT = re.compile(rf"(?<!marked ){re.escape(TBC)}", re.IGNORECASE)
+
+
+def open_points(content: str) -> int:
+    return len(_OPEN_POINT.findall(content))
+
 
 def recap(brief: Brief, released: list[dict]) -> str:
     """3-6 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
@@ -23,7 +34,7 @@ def recap(brief: Brief, released: list[dict]) -> str:
     frameworks = list(dict.fromkeys(c.framework for c in used))
     lines.append(f"- Frameworks cited: {', '.join(frameworks)} ({len(used)} references)." if frameworks
                  else "- No framework reference is cited in the released steps.")
-    lines.append(f'- Open points marked "{TBC}": {content.lower().count(TBC)}; settle them before approval.')
+    lines.append(f'- Open points marked "{TBC}": {open_points(content)}; settle them before approval.')
     lines.append("- Produced by Beyond's offline engine (deterministic templates, no language model); "
                  "review it as a first draft.")
     return "\n".join(lines)
