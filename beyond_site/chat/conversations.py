@@ -2,6 +2,8 @@
 rename and delete actions on a conversation."""
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q
@@ -18,6 +20,7 @@ from beyond_site.workspaces.services import delete_conversation, may_manage_conv
 
 PER_PAGE = 50
 MAX_QUERY = 200
+MAX_WORDS = 8  # each word is a search of its own; past a few, more narrow nothing
 
 
 def page_number(value) -> int:
@@ -32,15 +35,20 @@ def search_query(value) -> str:
     return clean_text(value or "")[:MAX_QUERY]
 
 
+def search_words(query: str) -> list[str]:
+    """The words of a search, punctuation aside ("asset-register" is "asset" and "register")."""
+    return list(dict.fromkeys(word.casefold() for word in re.findall(r"\w+", query)))[:MAX_WORDS]
+
+
 def matching(workspace, query: str):
-    """The workspace's visible conversations whose title, messages or released steps contain `query`."""
+    """The workspace's visible conversations that hold every word of `query`, each in the title, a
+    message or a released step (not necessarily the same one)."""
     conversations = Conversation.visible.filter(workspace=workspace)
-    query = query.strip()
-    if not query:
-        return conversations
-    said = Message.objects.filter(conversation=OuterRef("pk"), text__icontains=query)
-    released = Step.objects.filter(run__conversation=OuterRef("pk"), status=Step.RELEASED, content__icontains=query)
-    return conversations.filter(Q(title__icontains=query) | Exists(said) | Exists(released))
+    for word in search_words(query):
+        said = Message.objects.filter(conversation=OuterRef("pk"), text__icontains=word)
+        released = Step.objects.filter(run__conversation=OuterRef("pk"), status=Step.RELEASED, content__icontains=word)
+        conversations = conversations.filter(Q(title__icontains=word) | Exists(said) | Exists(released))
+    return conversations
 
 
 def sidebar_context(workspace, current, page: int = 1, query: str = "") -> dict:

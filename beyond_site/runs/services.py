@@ -58,9 +58,19 @@ class ConversationDeleted(ValueError):
     """No new run joins a deleted conversation."""
 
 
+TITLE_CHARS = 80
+
+
 def conversation_title(task: str) -> str:
-    """A conversation is named after its first task."""
-    return " ".join(task.split())[:80] or "New conversation"
+    """A conversation is named after its first task: whole if it is short, else cut at the last
+    word that fits, with an ellipsis."""
+    words = " ".join(task.split())
+    if len(words) <= TITLE_CHARS:
+        return words or "New conversation"
+    cut = words[:TITLE_CHARS - 1]
+    if words[TITLE_CHARS - 1] != " " and " " in cut:  # not inside a word
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.-") + "…"
 
 
 def research_plan() -> Research:

@@ -246,6 +246,11 @@ def test_search_finds_conversations_by_title_message_and_released_content(member
     assert "Backups" in listed("Message in Backups")
     assert run.conversation.title in listed("first-release-marker")
     assert "No conversation matches" in listed("nothing like this")
+    # Words, not a phrase: each anywhere in the conversation, punctuation aside, in any order.
+    assert run.conversation.title in listed("register asset") and run.conversation.title in listed("ASSET,register")
+    assert run.conversation.title in listed("asset first-release")  # one in the task, one in the document
+    assert "Supplier review" in listed("review supplier") and "Backups" not in listed("review supplier")
+    assert "No conversation matches" in listed("asset nothing")
 
 
 def test_the_list_shows_dates_and_the_most_recent_first(members, alice):
@@ -288,3 +293,16 @@ def test_the_first_task_names_a_conversation_started_by_an_upload(members, alice
     html = response.content.decode()
     assert 'id="conversations" class="conversations" hx-swap-oob="true"' in html  # the sidebar is updated
     assert "Draft our backup policy" in html.split('id="conversations"')[1]
+
+
+def test_a_conversation_is_named_after_its_first_task_cut_at_a_word_with_an_ellipsis():
+    from beyond_site.runs.services import conversation_title
+
+    assert conversation_title("  Draft our   asset register ") == "Draft our asset register"
+    assert conversation_title("") == "New conversation"
+    long = "Draft our ISO/IEC 27001:2022 asset-register overview using the attached asset list from finance"
+    title = conversation_title(long)
+    assert title == "Draft our ISO/IEC 27001:2022 asset-register overview using the attached asset…"
+    assert len(title) <= 80 and long.startswith(title[:-1])
+    assert conversation_title("x" * 200) == "x" * 79 + "…"  # one word: cut where it must
+    assert conversation_title("a" * 80) == "a" * 80
