@@ -80,6 +80,11 @@ def test_an_auditor_reads_but_cannot_post(acme, carol):
     client = client_for(carol)
     page = client.get("/w/acme/")
     assert page.status_code == 200 and b'id="chat-form"' not in page.content
+    html = page.content.decode()  # no invitation to draft, no new conversation: only reading
+    assert "What should Beyond draft?" not in html and "+ New conversation" not in html
+    assert "Read this workspace's conversations" in html and 'href="/w/acme/audit/"' in html
+    member_page = client_for(acme.memberships.get(role="member").user).get("/w/acme/").content.decode()
+    assert "What should Beyond draft?" in member_page and "+ New conversation" in member_page
     assert client.post("/w/acme/send/", {"message": "Draft a policy"}, **HTMX).status_code == 403
     assert client.post("/w/acme/upload/", {}, **HTMX).status_code == 403
     assert client.post("/w/acme/memories/", {"text": "x"}, **HTMX).status_code == 403
