@@ -65,12 +65,13 @@ def _title_page(doc, d: Deliverable) -> None:
         p = doc.add_paragraph()
         p.add_run(f"{label}: ").bold = True
         p.add_run(value)
-    doc.add_heading("Models", level=2)
+    # Headings in order under the title, as the body's sections are: level 1, then 2.
+    doc.add_heading("Models", level=1)
     _plain_table(doc, ["Role", "Model"], [[role.capitalize(), model] for role, model in d.models])
     note = offline_note(d.run)
     if note:
         doc.add_paragraph().add_run(note).italic = True
-    doc.add_heading("Verification", level=2)
+    doc.add_heading("Verification", level=1)
     doc.add_paragraph(d.outcome)
     if d.counts:
         doc.add_paragraph("Sections: " + ", ".join(d.counts) + "."
@@ -81,7 +82,7 @@ def _title_page(doc, d: Deliverable) -> None:
         p.add_run("Warning: ").bold = True
         p.add_run(warning)
     if d.recap:
-        doc.add_heading("Recap of the run", level=3)
+        doc.add_heading("Recap of the run", level=2)
         if d.recap_findings:
             p = doc.add_paragraph(style="Intense Quote")
             p.add_run("Warning: ").bold = True

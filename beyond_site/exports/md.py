@@ -163,7 +163,7 @@ def write(deliverable: Deliverable) -> str:
     for warning in d.run_warnings:
         out += ["", f"> **Warning:** {text(' '.join(warning.split()))}"]
     if d.recap:
-        out += ["", "#### Recap of the run", ""]
+        out += ["", "### Recap of the run", ""]
         if d.recap_findings:
             out += [f"> **Warning:** {text(RECAP_CHECKED)}", *(f"> - {text(f)}" for f in d.recap_findings), ""]
         out += [*blocks(d.recap)]

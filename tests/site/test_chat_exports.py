@@ -75,6 +75,8 @@ def test_the_docx_has_a_title_page_with_the_models_and_the_verification_summary(
             "found issues in both drafts") in text  # said with the outcome, not only in the counts
     models = [[c.text for c in row.cells] for row in doc.tables[0].rows]
     assert models[0] == ["Role", "Model"] and models[1][0] == "Planner"
+    levels = [int(style.removeprefix("Heading ")) for style, _ in paragraphs if style.startswith("Heading ")]
+    assert levels[:2] == [1, 1] and all(b <= a + 1 for a, b in zip(levels, levels[1:]))  # no level skipped
     props = doc.core_properties
     assert props.author == props.last_modified_by == "Beyond" and props.comments == f"Prepared with Beyond, run {finished.pk}"
     finished.refresh_from_db()
@@ -133,6 +135,8 @@ def test_the_markdown_export_has_the_same_shape(finished, alice):
     # Read back by a Markdown renderer, it is the same document.
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<td>Laptops | fleet</td>" in html and "<h2>Asset register</h2>" in html
+    levels = [int(n) for n in re.findall(r"<h([1-6])>", html)]
+    assert levels[0] == 1 and all(b <= a + 1 for a, b in zip(levels, levels[1:]))  # no level skipped
 
 
 def test_raw_html_and_script_links_in_model_output_stay_inert_in_the_markdown(alice):

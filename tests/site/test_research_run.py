@@ -167,7 +167,7 @@ def test_the_exports_carry_the_sources_and_a_checked_recap_warning(workspace, we
     call_command("beyond_export", str(trace["run"]["id"]), "--format", "docx", "--out", str(document))
     text = markdown.read_text()
     assert "## Appendix: sources" in text and re.search(r"\| E1 \| [^|]+ \| http://127\.0\.0\.1:\d+/pricing \|[^|]+\| used \|", text)
-    assert r"\[unsupported\_price\]" in text.split("#### Recap of the run")[1]  # escaped Markdown
+    assert r"\[unsupported\_price\]" in text.split("### Recap of the run")[1]  # escaped Markdown
     word = docx.Document(str(document))
     headings = [p.text for p in word.paragraphs if p.style.name.startswith("Heading")]
     assert "Appendix: sources" in headings
