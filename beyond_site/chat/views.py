@@ -143,6 +143,17 @@ def _notice(request, message: str, **extra):
     return response
 
 
+#: A follow-up sent while an earlier run of the conversation is still going: it is started, but what
+#: that run has not released yet is not in its context (runs/context.py reads released steps only).
+UNFINISHED_NOTICE = ("Started. The run above is still going: this task does not see what it has not released "
+                     "yet. To revise that document, send the task again once it has finished.")
+
+
+def _unfinished_before(run: Run) -> bool:
+    return Run.objects.filter(conversation_id=run.conversation_id, status__in=(Run.QUEUED, Run.RUNNING),
+                              pk__lt=run.pk).exists()
+
+
 def _start_from_form(request, slug):
     """The sync half of `send`: check, store, and queue. Returns (response, run_id to schedule)."""
     membership = access.require_membership(request, slug, access.WRITE)
@@ -188,7 +199,8 @@ def _start_from_form(request, slug):
     elif created_conversation or renamed:
         ctx.update(sidebar_context(membership.workspace, conversation), side_list="page")
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
-               exchange={"text": run.task, "rv": queued_view(run)} if created else None)
+               exchange={"text": run.task, "rv": queued_view(run)} if created else None,
+               sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url
     return response, (run.pk if created else None)

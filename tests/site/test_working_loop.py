@@ -306,3 +306,20 @@ def test_a_conversation_is_named_after_its_first_task_cut_at_a_word_with_an_elli
     assert len(title) <= 80 and long.startswith(title[:-1])
     assert conversation_title("x" * 200) == "x" * 79 + "…"  # one word: cut where it must
     assert conversation_title("a" * 80) == "a" * 80
+
+
+def test_a_follow_up_sent_while_the_run_above_is_going_says_it_cannot_see_that_document(members, alice, settings):
+    settings.BEYOND_RUN_IN_PROCESS = False  # the runs stay queued: "still going"
+    client = client_for(alice)
+    client.post(reverse("chat:send", args=["acme"]), {"message": "Draft our asset register"}, HTTP_HX_REQUEST="true")
+    first = Run.objects.get()
+    follow_up = client.post(reverse("chat:send", args=["acme"]), {"message": "Add laptops",
+                                                                  "conversation": first.conversation_id},
+                            HTTP_HX_REQUEST="true").content.decode()
+    assert "The run above is still going: this task does not see what it has not released yet." in follow_up
+    assert Run.objects.count() == 2  # started all the same
+    Run.objects.update(status=Run.COMPLETED)
+    later = client.post(reverse("chat:send", args=["acme"]), {"message": "Add phones",
+                                                              "conversation": first.conversation_id},
+                        HTTP_HX_REQUEST="true").content.decode()
+    assert "still going" not in later and Run.objects.count() == 3
