@@ -276,6 +276,8 @@ def test_at_most_ten_files_are_taken_at_once(alice, acme):
     assert response.status_code == 200 and response["HX-Reswap"] == "none"
     assert b"Attach at most 10 files at a time" in response.content
     assert Conversation.objects.count() == 0 and Document.objects.count() == 0
+    fewer = client_for(alice).post("/w/acme/upload/", {"files": [upload_file("a.txt", b"A.")]}, **HTMX).content.decode()
+    assert '<div id="notice" class="notice-slot" hx-swap-oob="true"></div>' in fewer  # the refusal is cleared
 
 
 def test_uploads_still_check_csrf(alice, acme):
