@@ -109,13 +109,31 @@
     }
   });
 
-  document.addEventListener("click", function (event) {
-    var button = event.target.closest ? event.target.closest("[data-toggle]") : null;
-    if (!button) return;
+  // The side panels (conversations, memories) are drawers on a narrow screen: one open at a time,
+  // closed by their button, Escape, or a click outside them.
+  function setPanel(button, open) {
     var panel = document.getElementById(button.getAttribute("aria-controls"));
     if (!panel) return;
-    var open = panel.classList.toggle("is-open");
+    panel.classList.toggle("is-open", open);
     button.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+  function closePanels(except) {
+    document.querySelectorAll("[data-toggle][aria-expanded='true']").forEach(function (button) {
+      if (button !== except) setPanel(button, false);
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-toggle]") : null;
+    if (button) {
+      closePanels(button);
+      setPanel(button, button.getAttribute("aria-expanded") !== "true");
+      return;
+    }
+    var inPanel = event.target.closest && event.target.closest(".is-open");
+    if (!inPanel) closePanels(null);
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") closePanels(null);
   });
 
   var wasNearBottom = true;

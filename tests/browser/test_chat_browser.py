@@ -186,3 +186,26 @@ def test_a_task_sent_while_the_list_shows_a_search_redraws_the_first_page(page, 
     expect(page.locator("#chats-shown")).to_have_value("first")
     expect(page.locator("#conversations-empty")).to_have_count(0)
     assert errors == []
+
+
+def test_on_a_phone_the_side_panels_are_drawers_one_at_a_time_closed_by_escape_or_a_click_outside(alice_page, server):
+    page, (base, _) = alice_page, server
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{base}/w/steady/")
+    chats, memories = page.locator("#sidebar"), page.locator("#memories-panel")
+    page.click('button[data-toggle="sidebar"]')
+    expect(chats).to_be_visible()
+    page.click('#sidebar .conversation-search input')  # a click inside keeps it open
+    expect(chats).to_be_visible()
+    page.click('button[data-toggle="memories"]')
+    expect(memories).to_be_visible()
+    expect(chats).to_be_hidden()
+    expect(page.locator('button[data-toggle="sidebar"]')).to_have_attribute("aria-expanded", "false")
+    page.keyboard.press("Escape")
+    expect(memories).to_be_hidden()
+    page.click('button[data-toggle="sidebar"]')
+    expect(chats).to_be_visible()
+    page.mouse.click(380, 600)  # on the chat, beside the drawer
+    expect(chats).to_be_hidden()
+    font = page.eval_on_selector(BOX, "box => getComputedStyle(box).fontSize")
+    assert font == "16px"  # no zoom when a field takes focus

@@ -156,6 +156,9 @@ def test_uploads_attach_files_and_report_refusals_by_name(alice, acme):
     assert "not attached" in html and "&lt;img src=x onerror=alert(1)&gt;.exe" in html
     assert "<img" not in html
     assert response["HX-Push-Url"] == f"/w/acme/c/{document.conversation_id}/"
+    preview = f"/w/acme/files/{document.pk}/"  # the chip opens what Beyond read from the file
+    assert f'<a class="file-chip-name" href="{preview}"' in html
+    assert "Our scope is the Paris office." in client.get(preview).content.decode()
 
 
 def test_members_add_edit_and_delete_memories(alice, acme):
