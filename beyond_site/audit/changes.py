@@ -13,6 +13,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from beyond_site.audit.filters import refuse_end_before_start
 from beyond_site.workspaces.access import AUDIT, require_membership
 from beyond_site.workspaces.models import WorkspaceEvent
 
@@ -64,6 +65,11 @@ class ChangeFilterForm(forms.Form):
         self.fields["kind"].choices = [("", "any"), *((key, label) for key, (label, _) in KINDS.items())]
         self.fields["who"].choices = [("", "anyone"), *((name, name) for name in people),
                                       (COMMAND, "a command on the server")]
+
+    def clean(self):
+        data = super().clean()
+        refuse_end_before_start(self, data)
+        return data
 
 
 def filtered_changes(workspace, params):

@@ -25,6 +25,13 @@ BADGE_CHOICES = [("", "any"), *((badge, badges.label(badge).lower())
                                  for badge in (badges.WARNING, badges.PASSED_AFTER_RERENDER, badges.HALTED))]
 
 
+def refuse_end_before_start(form: forms.Form, data: dict) -> None:
+    """A date range whose end comes before its start: the end is refused, with the error shown
+    (the start still filters), rather than a page that silently matches nothing."""
+    if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+        form.add_error("date_to", "The end comes before the start")  # and drops it from cleaned_data
+
+
 class RunFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=[("", "any"), *Run.STATUSES])
     badge = forms.ChoiceField(required=False, choices=BADGE_CHOICES, label="Badge present")
@@ -33,6 +40,11 @@ class RunFilterForm(forms.Form):
     model = forms.CharField(required=False, max_length=200, label="Model (any role)",
                             widget=forms.TextInput(attrs={"placeholder": "e.g. glm"}))
     q = forms.CharField(required=False, max_length=500, label="Task contains")
+
+    def clean(self):
+        data = super().clean()
+        refuse_end_before_start(self, data)
+        return data
 
 
 def day_start(day) -> datetime:

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_safe
 
 from pipeline import badges
 from pipeline.topology import ROLES
+from beyond_site.audit.filters import refuse_end_before_start
 from beyond_site.audit.usage_charts import Bar, bar_chart
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs.usage import TOKEN_FIELDS, TOKEN_LABELS, Tally, usage_report, workspace_models
@@ -72,9 +73,7 @@ class UsageFilterForm(forms.Form):
             if data.get(name) and not FIRST_DAY <= data[name] <= LAST_DAY:
                 self.add_error(name, f"Choose a day between {FIRST_DAY} and {LAST_DAY}")
                 data.pop(name, None)
-        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
-            self.add_error("date_to", "The end comes before the start")
-            data.pop("date_to", None)
+        refuse_end_before_start(self, data)
         return data
 
 

@@ -87,6 +87,13 @@ def test_an_invalid_filter_is_ignored_and_said(auditor_client, runs):
     assert "filter ignored" in response.content.decode()
 
 
+def test_an_end_date_before_the_start_is_said_and_only_the_start_filters(auditor_client, runs):
+    response = auditor_client.get("/w/acme/audit/?date_from=2025-01-01&date_to=2024-12-31")
+    assert "The end comes before the start (filter ignored)" in response.content.decode()
+    assert listed(auditor_client, "?date_from=2025-01-01&date_to=2024-12-31") == [
+        runs[name] for name in ("failed", "halted", "warning", "completed")]
+
+
 def test_it_labels_offline_runs(auditor_client, acme):
     run = queued(acme, "Offline draft")
     Run.objects.filter(pk=run.pk).update(offline=True)

@@ -92,6 +92,9 @@ def test_filters_by_kind_who_and_date(acme, alice, carol):
     bad = client.get(URL, {"date_from": "not-a-date", "kind": "nonsense"})
     assert bad.status_code == 200 and rows_of(bad.content.decode()) == ["3", "2", "1"]
     assert "filter ignored" in bad.content.decode()
+    reversed_range = client.get(URL, {"date_from": today, "date_to": today - dt.timedelta(days=3)}).content.decode()
+    assert "The end comes before the start (filter ignored)" in reversed_range
+    assert rows_of(reversed_range) == ["3", "2", "1"]
 
 
 def test_pages_of_fifty_newest_first_in_a_constant_number_of_queries(acme, alice, carol,
