@@ -6,11 +6,16 @@
   (`has_nul`), and the model forms' CharFields refuse them already.
 - Ids that are not ids (`conversation=abc`): `object_id` says so instead of letting a lookup fail.
 
+And names shown in lists (conversation titles, file names) lose the Unicode bidirectional controls
+(`without_bidi_controls`): a right-to-left override makes "report\u202etxt.exe" read as
+"reportexe.txt", and nothing a title or a file name needs is lost without them.
+
 For an htmx request the message is the chat's notice, swapped out of band; base.html lets htmx swap
 a 400 for that reason.
 """
 from __future__ import annotations
 
+import re
 from html import escape
 
 from django.http import HttpResponse
@@ -22,6 +27,14 @@ MAX_ID = 2**63 - 1
 
 class BadInput(ValueError):
     """A parameter that cannot be used; the message is safe to show."""
+
+
+#: Embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO; LRI, RLI, FSI, PDI).
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def without_bidi_controls(text: str) -> str:
+    return _BIDI_CONTROLS.sub("", text)
 
 
 def has_nul(*values) -> bool:

@@ -22,6 +22,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
+from beyond_site.lib.inputs import without_bidi_controls
 from beyond_site.lib.queries import one_or_none
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
@@ -64,7 +65,7 @@ TITLE_CHARS = 80
 def conversation_title(task: str) -> str:
     """A conversation is named after its first task: whole if it is short, else cut at the last
     word that fits, with an ellipsis."""
-    words = " ".join(task.split())
+    words = " ".join(without_bidi_controls(task).split())
     if len(words) <= TITLE_CHARS:
         return words or "New conversation"
     cut = words[:TITLE_CHARS - 1]

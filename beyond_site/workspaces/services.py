@@ -17,6 +17,7 @@ from pipeline.frameworks import ALL_FRAMEWORKS, pack_from_dict
 from pipeline.topology import ROLES, TopologyError, parse_topology
 from beyond_site.lib.chaining import canonical_json
 from beyond_site.lib.endpoints import endpoint_refusal
+from beyond_site.lib.inputs import without_bidi_controls
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.access import users_visible_to
@@ -128,7 +129,7 @@ def _limits():
 def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, conversation=None) -> tuple[Document, bool]:
     """Extract and store a file; returns (document, created). A refused file changes nothing:
     every check and the extraction run before the one transaction that writes."""
-    name = (name or "document").replace("\\", "/").rsplit("/", 1)[-1][:255] or "document"
+    name = without_bidi_controls((name or "document").replace("\\", "/").rsplit("/", 1)[-1])[:255] or "document"
     if "\x00" in name:  # PostgreSQL cannot store it
         raise DocumentRefused("bad_name", "A file name cannot contain NUL characters (\\x00).")
     digest = hashlib.sha256(data).hexdigest()
@@ -478,7 +479,7 @@ def may_manage_conversation(conversation: Conversation, membership: Membership) 
 
 
 def clean_conversation_title(title: str) -> str:
-    title = " ".join((title or "").split())
+    title = " ".join(without_bidi_controls(title or "").split())
     if not title:
         raise ValueError("A conversation needs a title.")
     if len(title) > 200:

@@ -323,3 +323,17 @@ def test_a_follow_up_sent_while_the_run_above_is_going_says_it_cannot_see_that_d
                                                               "conversation": first.conversation_id},
                         HTTP_HX_REQUEST="true").content.decode()
     assert "still going" not in later and Run.objects.count() == 3
+
+
+def test_titles_and_file_names_lose_bidirectional_controls(members, alice):
+    """A right-to-left override makes "report<RLO>txt.exe" read as "reportexe.txt" in a list."""
+    from beyond_site.runs.services import conversation_title
+    from beyond_site.workspaces.services import add_document
+
+    conversation = conversation_by(members, alice, "Old title")
+    client_for(alice).post(reverse("chat:conversation_rename", args=["acme", conversation.pk]),
+                           {"title": "Invoice \u202egnp.exe"}, HTTP_HX_REQUEST="true")
+    assert Conversation.objects.get(pk=conversation.pk).title == "Invoice gnp.exe"
+    assert conversation_title("Draft \u2067our\u2069 policy \u202a") == "Draft our policy"
+    document, _ = add_document(members, "report\u202etxt.exe", b"Our scope is Paris.", user=alice)
+    assert document.name == "reporttxt.exe"
