@@ -124,16 +124,21 @@
   }
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest("[data-toggle]") : null;
-    if (button) {
-      closePanels(button);
-      setPanel(button, button.getAttribute("aria-expanded") !== "true");
-      return;
-    }
-    var inPanel = event.target.closest && event.target.closest(".is-open");
-    if (!inPanel) closePanels(null);
+    if (!button) return;
+    closePanels(button);
+    setPanel(button, button.getAttribute("aria-expanded") !== "true");
+  });
+  // pointerdown, not click: Safari on iOS sends no click for a tap on plain text.
+  document.addEventListener("pointerdown", function (event) {
+    var target = event.target.closest ? event.target : null;
+    if (target && !target.closest(".is-open") && !target.closest("[data-toggle]")) closePanels(null);
   });
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") closePanels(null);
+    if (event.key !== "Escape") return;
+    var open = document.querySelector("[data-toggle][aria-expanded='true']");
+    if (!open) return;
+    closePanels(null);
+    open.focus();  // focus leaves the panel it was in, now hidden
   });
 
   var wasNearBottom = true;

@@ -35,9 +35,20 @@ def search_query(value) -> str:
     return clean_text(value or "")[:MAX_QUERY]
 
 
+#: What separates words: white space and ASCII punctuation ("asset-register" is two words). Not
+#: `\W`, which would also split the words of scripts written with combining marks (Devanagari, Thai).
+_BETWEEN_WORDS = re.compile(r"[\s!-/:-@\[-`{-~]+")
+
+
 def search_words(query: str) -> list[str]:
-    """The words of a search, punctuation aside ("asset-register" is "asset" and "register")."""
-    return list(dict.fromkeys(word.casefold() for word in re.findall(r"\w+", query)))[:MAX_WORDS]
+    """The words of a search, each once (as typed: the database compares cases itself). Lone
+    letters are left out, since one matches nearly everything; a search with no longer word ("C++",
+    "---", "x") is searched as it is."""
+    words = [w for w in _BETWEEN_WORDS.split(query) if len(w) > 1] or ([query.strip()] if query.strip() else [])
+    once: dict[str, str] = {}
+    for word in words:
+        once.setdefault(word.casefold(), word)
+    return list(once.values())[:MAX_WORDS]
 
 
 def matching(workspace, query: str):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Max, OuterRef, Subquery
+from django.db.models import Exists, Max, OuterRef, Subquery
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
@@ -143,7 +143,8 @@ def run_views(run_ids) -> dict[int, RunView]:
     # tail from one can only repeat (idempotent swaps), never miss.
     last_seqs = dict(RunEvent.objects.filter(run_id__in=ids).values("run_id").annotate(last=Max("seq"))
                      .values_list("run_id", "last"))
-    runs = Run.objects.select_related("workspace").in_bulk(ids)
+    runs = (Run.objects.select_related("workspace")
+            .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).in_bulk(ids))
     halts = halt_reasons(ids)
     sources = {e.run_id: source_views(e.payload.items, runs[e.run_id].brief)
                for e in RunEvent.objects.filter(run_id__in=[pk for pk, r in runs.items() if r.research],
@@ -154,9 +155,6 @@ def run_views(run_ids) -> dict[int, RunView]:
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
-    retryable = [pk for pk, run in runs.items() if run.status in Run.RETRYABLE]
-    retried = set(Run.objects.filter(retry_of_id__in=retryable).values_list("retry_of_id", flat=True)) if retryable \
-        else set()
     views = {}
     for run_id in ids:
         run = runs.get(run_id)
@@ -171,7 +169,7 @@ def run_views(run_ids) -> dict[int, RunView]:
                                 recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
                                 last_seq=last_seqs.get(run_id) or 0, outcome=outcome,
                                 recap_findings=recap_findings(run.summary_findings),
-                                sources=sources.get(run_id, []), retried=run_id in retried)
+                                sources=sources.get(run_id, []), retried=run.retried)
     return views
 
 

@@ -145,8 +145,8 @@ def _notice(request, message: str, **extra):
 
 #: A follow-up sent while an earlier run of the conversation is still going: it is started, but what
 #: that run has not released yet is not in its context (runs/context.py reads released steps only).
-UNFINISHED_NOTICE = ("Started. The run above is still going: this task does not see what it has not released "
-                     "yet. To revise that document, send the task again once it has finished.")
+UNFINISHED_NOTICE = ("Started. The run above is still going: this task may not see what it has not released yet. "
+                     "To revise that document, send the task again once it has finished.")
 
 
 def _unfinished_before(run: Run) -> bool:

@@ -69,8 +69,9 @@ def conversation_title(task: str) -> str:
     if len(words) <= TITLE_CHARS:
         return words or "New conversation"
     cut = words[:TITLE_CHARS - 1]
-    if words[TITLE_CHARS - 1] != " " and " " in cut:  # not inside a word
-        cut = cut.rsplit(" ", 1)[0]
+    at_word = cut.rsplit(" ", 1)[0]
+    if words[TITLE_CHARS - 1] != " " and len(at_word) >= TITLE_CHARS // 2:  # not inside a word, unless it is long
+        cut = at_word
     return cut.rstrip(" ,;:.-") + "…"
 
 

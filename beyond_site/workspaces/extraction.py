@@ -144,7 +144,7 @@ def _unsupported(data: bytes, filename: str, names: list[str] | None = None) -> 
 
 def _decode_text(data: bytes) -> str | None:
     """The text if ``data`` looks like prose in UTF-8, UTF-16 with a BOM, or else Windows-1252
-    (which covers Latin-1's letters: what Windows tools and older exports still write), else None."""
+    (`_not_utf8`), else None."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
             text = data.decode("utf-16")  # consumes the BOM
@@ -156,15 +156,36 @@ def _decode_text(data: bytes) -> str | None:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            # Not UTF-8. Random bytes decode as Windows-1252 too (all but five byte values do), so
-            # the control-character test below is what tells prose from noise.
-            try:
-                text = data.decode("cp1252")
-            except UnicodeDecodeError:
+            text = _not_utf8(data)
+            if text is None:
                 return None
     if "\x00" in text:  # e.g. UTF-32 read as UTF-16
         return None
     if text and len(_CONTROL_CHARS.findall(text)) / len(text) > _MAX_CONTROL_RATIO:
+        return None
+    return text
+
+
+#: A UTF-8 sequence of two to four bytes: text holding some is UTF-8 with a few bad bytes, not
+#: Windows-1252 (where such pairs are rare: "Ã©" is how UTF-8's "é" reads in it).
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+#: Latin-script prose in Windows-1252 has a few accented letters; text in another legacy encoding
+#: (Cyrillic in cp1251, Korean in EUC-KR...) read as Windows-1252 is mostly such characters.
+_MAX_NON_ASCII_RATIO = 0.3
+
+
+def _not_utf8(data: bytes) -> str | None:
+    """Text that is not valid UTF-8: UTF-8 with a few damaged bytes (they become U+FFFD), or
+    Windows-1252, which covers Latin-1's letters (what older Windows tools write), or None. Random
+    bytes mostly fail here (five byte values are not Windows-1252) or at the control-character test."""
+    if _UTF8_SEQUENCE.search(data):
+        return data.decode("utf-8", errors="replace")
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    visible = [ch for ch in text if not ch.isspace()]
+    if visible and sum(ch > "\x7f" for ch in visible) / len(visible) > _MAX_NON_ASCII_RATIO:
         return None
     return text
 

@@ -160,6 +160,13 @@ def test_it_reads_latin_1_and_windows_1252_text():
     assert extract("Statut: approuv\u00e9\n".encode("latin-1"), "notes.md").text == "Statut: approuv\u00e9\n"
 
 
+def test_other_legacy_encodings_are_refused_and_utf_8_with_a_bad_byte_is_read_as_utf_8():
+    cyrillic = "\u041f\u043e\u043b\u0438\u0442\u0438\u043a\u0430 \u0434\u043e\u0441\u0442\u0443\u043f\u0430".encode("cp1251")
+    assert "random bytes" in refused(cyrillic, "policy.txt", "unsupported_type")  # not read as "Ïîëèòèêà"
+    damaged = "Caf\u00e9 cr\u00e8me".encode("utf-8") + b" \xff end"
+    assert extract(damaged, "menu.txt").text == "Caf\u00e9 cr\u00e8me \ufffd end"  # not "CafÃ©"
+
+
 def test_it_refuses_text_over_the_character_cap():
     message = refused(b"x" * 101, "big.txt", "too_large", Limits(max_text_chars=100))
     assert "100" in message

@@ -144,6 +144,22 @@ def test_a_run_is_run_again_once_whoever_clicks_and_however_often(members, alice
     new = Run.objects.get(retry_of=old)
     assert f'id="run-again-{old.pk}"' not in page and f'id="run-{new.pk}"' in page
 
+
+def test_run_again_is_refused_for_a_run_already_run_again_and_over_a_budget(members, alice, tmp_path):
+    from beyond_site.workspaces import services
+
+    old = failed_run(members, alice, tmp_path)
+    url = reverse("chat:run_again", args=["acme", old.pk])
+    services.set_budget(members, {"max_runs_per_user_per_day": 1})
+    over = client_for(alice).post(url, HTTP_HX_REQUEST="true")
+    assert over.status_code == 429 and "Not started" in over.content.decode()
+    assert not Run.objects.filter(retry_of=old).exists()
+    services.set_budget(members, {"max_runs_per_user_per_day": None})
+    earlier_retry = failed_run(members, alice, tmp_path)  # run again before the key was the run's own
+    Run.objects.filter(pk=earlier_retry.pk).update(retry_of=old, idempotency_key=f"again-{old.pk}-{alice.pk}-0")
+    refused = client_for(alice).post(url, HTTP_HX_REQUEST="true")
+    assert "already run again" in refused.content.decode() and Run.objects.filter(retry_of=old).count() == 1
+
 def dave_of(workspace):
     return Membership.objects.get(workspace=workspace, role="auditor").user
 
@@ -253,6 +269,16 @@ def test_search_finds_conversations_by_title_message_and_released_content(member
     assert "No conversation matches" in listed("asset nothing")
 
 
+def test_search_words_keep_scripts_whole_and_cases_as_typed():
+    from beyond_site.chat.conversations import search_words
+
+    assert search_words("asset-register ASSET, Register") == ["asset", "register"]
+    assert search_words("हिन्दी नीति") == [
+        "हिन्दी", "नीति"]  # combining marks stay in their word
+    assert search_words("Straße") == ["Straße"]  # not casefolded to "strasse", which the database would miss
+    assert search_words("C++") == ["C++"] and search_words("a policy") == ["policy"] and search_words("  ") == []
+
+
 def test_the_list_shows_dates_and_the_most_recent_first(members, alice):
     older = conversation_by(members, alice, "Older one")
     newer = conversation_by(members, alice, "Newer one")
@@ -306,6 +332,7 @@ def test_a_conversation_is_named_after_its_first_task_cut_at_a_word_with_an_elli
     assert len(title) <= 80 and long.startswith(title[:-1])
     assert conversation_title("x" * 200) == "x" * 79 + "…"  # one word: cut where it must
     assert conversation_title("a" * 80) == "a" * 80
+    assert conversation_title("a " + "x" * 200) == "a " + "x" * 77 + "…"  # not "a…"
 
 
 def test_a_follow_up_sent_while_the_run_above_is_going_says_it_cannot_see_that_document(members, alice, settings):
@@ -316,7 +343,7 @@ def test_a_follow_up_sent_while_the_run_above_is_going_says_it_cannot_see_that_d
     follow_up = client.post(reverse("chat:send", args=["acme"]), {"message": "Add laptops",
                                                                   "conversation": first.conversation_id},
                             HTTP_HX_REQUEST="true").content.decode()
-    assert "The run above is still going: this task does not see what it has not released yet." in follow_up
+    assert "The run above is still going: this task may not see what it has not released yet." in follow_up
     assert Run.objects.count() == 2  # started all the same
     Run.objects.update(status=Run.COMPLETED)
     later = client.post(reverse("chat:send", args=["acme"]), {"message": "Add phones",
