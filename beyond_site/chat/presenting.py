@@ -6,6 +6,7 @@ means the blind verifier found no contract violation; nothing here says "verifie
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -124,11 +125,28 @@ def recap_findings(findings: list[dict] | None) -> list[str]:
     return [f"[{f.get('type')}] {f.get('detail')}" for f in findings or []]
 
 
+#: A Markdown heading on the content's first line.
+_FIRST_HEADING = re.compile(r"\A\s*#{1,6}[ \t]+(.*?)[ \t#]*(?:\n|\Z)")
+
+
+def _plain_title(text: str) -> str:
+    return " ".join(text.replace("*", "").replace("_", " ").split()).casefold().strip(" .:")
+
+
+def without_title_heading(content: str, title: str) -> str:
+    """The step's content without a first heading that only repeats its title, which the step's
+    header already shows (executors often open a step with its title)."""
+    match = _FIRST_HEADING.match(content or "")
+    if match and _plain_title(match.group(1)) == _plain_title(title):
+        return content[match.end():]
+    return content
+
+
 def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = ()) -> StepView:
     view = StepView(index=step.index, title=step.title, status=step.status)
     if step.status == Step.RELEASED:
         view.badge, view.warnings = step.badge, list(step.warnings or [])
-        view.html = mark_sources(markdown_to_html(step.content), list(sources))
+        view.html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))
     elif step.status == Step.HALTED:
         view.badge, view.halt_reason = badges.HALTED, halt_reasons.get(step.index, "")
     return view
