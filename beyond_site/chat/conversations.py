@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.chat.notices import notice_only
 from beyond_site.lib.http import clean_text
 from beyond_site.runs.models import Step
 from beyond_site.workspaces import access
@@ -115,9 +116,7 @@ def rename(request, slug, conversation_id):
     except ValueError as exc:
         if not request.htmx:
             return redirect("chat:conversation", slug, conversation.pk)
-        response = render(request, "chat/_notice.html", {"notice": str(exc)})
-        response["HX-Reswap"] = "none"
-        return response
+        return notice_only(request, str(exc))
     if not request.htmx:
         return redirect("chat:conversation", slug, conversation.pk)
     # The list is redrawn as the member sees it: the same search, the same page.

@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import run_view
 from beyond_site.lib.signed_in import login_required_async
 from beyond_site.runs.access import require_run
@@ -44,30 +45,25 @@ def _again_from_form(request, slug, run_id):
     membership = access.require_membership(request, slug, access.WRITE)
     earlier = require_run(request, slug, run_id, access.WRITE)
     if earlier.retries.exists():
-        return _notice(request, ALREADY_AGAIN), None
+        return notice_only(request, ALREADY_AGAIN), None
     try:
         # A run is run again once, whoever asks: a double click, or two members clicking at once,
         # start one new run (a new run that fails has its own Run again).
         run, created = run_again(earlier, user=request.user, idempotency_key=f"again-{earlier.pk}")
     except (NotRetryable, ConversationDeleted) as exc:
-        return _notice(request, str(exc)), None
+        return notice_only(request, str(exc)), None
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
-        response = _notice(request, f"Not started: {exc.message}")
+        response = notice_only(request, f"Not started: {exc.message}")
         response.status_code = 429
         return response, None
     if not request.htmx:
         return redirect("chat:conversation", slug, run.conversation_id), (run.pk if created else None)
     if not created:
-        return _notice(request, ALREADY_AGAIN), None
+        return notice_only(request, ALREADY_AGAIN), None
     ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True, "earlier": earlier,
            "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)}}
     return render(request, "chat/_again.html", ctx), run.pk
 
-
-def _notice(request, text: str) -> HttpResponse:
-    response = render(request, "chat/_notice.html", {"notice": text})
-    response["HX-Reswap"] = "none"
-    return response
 
 
 @login_required_async

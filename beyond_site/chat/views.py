@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
+from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.signed_in import login_required_async
@@ -135,14 +136,6 @@ def workspace(request, slug, conversation_id=None):
     return render(request, "chat/workspace.html", ctx)
 
 
-def _notice(request, message: str, **extra):
-    """A refusal: nothing changed, so the page keeps what it shows (the typed text included) and
-    only the notice comes, out of band."""
-    response = render(request, "chat/_notice.html", {"notice": message, **extra})
-    response["HX-Reswap"] = "none"
-    return response
-
-
 #: A follow-up sent while an earlier run of the conversation is still going: it is started, but what
 #: that run has not released yet is not in its context (runs/context.py reads released steps only).
 UNFINISHED_NOTICE = ("Started. The run above is still going: this task may not see what it has not released yet. "
@@ -162,9 +155,9 @@ def _start_from_form(request, slug):
     if has_nul(task, key, request.POST.get("conversation")):
         return bad_request(request, NUL_REFUSED), None
     if not task:
-        return _notice(request, "Write a task first.", form_key=key), None
+        return notice_only(request, "Write a task first.", form_key=key), None
     if len(task) > MAX_TASK_CHARS:
-        return _notice(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
+        return notice_only(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
                                 "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key), None
     try:
         posted = _conversation_for(membership, request.POST.get("conversation"))
@@ -176,9 +169,9 @@ def _start_from_form(request, slug):
         run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
                                  idempotency_key=key, research=research)
     except ConversationDeleted as exc:
-        return _notice(request, str(exc), form_key=key), None
+        return notice_only(request, str(exc), form_key=key), None
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
-        response = _notice(request, f"Not started: {exc.message}", form_key=key)
+        response = notice_only(request, f"Not started: {exc.message}", form_key=key)
         response.status_code = 429
         return response, None
     conversation = run.conversation
@@ -219,13 +212,11 @@ async def send(request, slug):
 MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more
 
 
-def _upload_notice(request, slug, notice: str):
+def _uploadnotice_only(request, slug, notice: str):
     """A refusal before any file was read: nothing changed, so nothing is swapped but the notice."""
     if not request.htmx:
         return redirect(reverse("chat:workspace", args=[slug]))
-    response = render(request, "chat/_notice.html", {"notice": notice})
-    response["HX-Reswap"] = "none"
-    return response
+    return notice_only(request, notice)
 
 
 @csrf_exempt  # only so the upload handler goes in before the body is read; CSRF is checked just below
@@ -244,7 +235,7 @@ def upload(request, slug):
         # Nothing was read into the workspace; the form itself cannot be used.
         return bad_request(request, unreadable_upload(exc))
     if cap is None:
-        return _upload_notice(request, slug, f"These files are too large together: each file may be at most "
+        return _uploadnotice_only(request, slug, f"These files are too large together: each file may be at most "
                                              f"{megabytes(limit)}. Nothing was attached.")
     return _upload(request, slug, cap)
 
@@ -253,7 +244,7 @@ def upload(request, slug):
 def _upload(request, slug, cap):
     membership = access.require_membership(request, slug, access.WRITE)
     if getattr(request, "too_many_files", False):
-        return _upload_notice(request, slug, f"Attach at most {MAX_FILES_PER_UPLOAD} files at a time. "
+        return _uploadnotice_only(request, slug, f"Attach at most {MAX_FILES_PER_UPLOAD} files at a time. "
                                              "Nothing was attached.")
     try:
         conversation = _conversation_for(membership, request.POST.get("conversation"))

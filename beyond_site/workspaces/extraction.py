@@ -295,7 +295,6 @@ _WORKER_REFUSALS = {
     "resource_limit": "This file is too large or too complex to read within the allowed limits.",
 }
 _PARSED = ("pdf", "docx", "xlsx")
-_TEXT_KINDS = ("text", "markdown", "csv")
 
 
 def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None, int | None]:
@@ -391,7 +390,7 @@ def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
             "which is the limit.",
         )
     if not text.strip():
-        raise ExtractionError("empty_text", "This file is empty: it holds no text." if kind in _TEXT_KINDS else
+        raise ExtractionError("empty_text", "This file is empty: it holds no text." if kind not in _PARSED else
                               "No text was found in this file. If it is a scanned document, note that "
                               "text recognition (OCR) is not supported: upload a version with real text.")
     if kind == "csv":
