@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
 
 from beyond_site.audit.changes import change_rows
 from beyond_site.workspaces import services
@@ -14,12 +13,21 @@ from beyond_site.workspaces.changelog import verify_changes
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.frameworks import available_packs
 from beyond_site.workspaces.models import FrameworkPack, Workspace, WorkspaceEvent
+from tests.site.chat_support import client_for
 from tests.site.context_support import queued_run
 
 pytestmark = pytest.mark.django_db
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "oscal" / "nist-csf-2.0-govern-protect.json"
 CATALOGUES = Path(__file__).resolve().parents[1] / "fixtures" / "oscal"
+
+
+@pytest.fixture
+def superuser(alice):
+    """Alice as a superuser, to whom the Django admin is open."""
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    return alice
 
 
 def run(*args) -> str:
@@ -116,7 +124,7 @@ def test_a_run_start_reads_the_imported_packs_once_for_its_context_and_its_check
     assert sum('FROM "workspaces_frameworkpack"' in q["sql"] for q in queries.captured_queries) == 1
 
 
-def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that_enabled_it(alice):
+def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that_enabled_it(superuser):
     """Packs are site-wide: what a workspace's runs are told of a framework changes with its pack,
     so each change is in the change log of every workspace that enabled it, and of no other."""
     run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
@@ -138,16 +146,13 @@ def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that
     assert updated.before["entries"] == updated.after["entries"] == 105
     assert updated.before["sha256"] != updated.after["sha256"]
 
-    alice.is_staff = alice.is_superuser = True
-    alice.save()
-    admin = Client()
-    admin.force_login(alice)
+    admin = client_for(superuser)
     row = FrameworkPack.objects.get(key="csf-lite")
     assert admin.post(f"/admin/workspaces/frameworkpack/{row.pk}/delete/", {"post": "yes"}).status_code == 302
     assert not FrameworkPack.objects.exists()
     removed = pack_changes(acme)[-1]
     assert removed.action == "framework_pack_removed" and removed.after is None
-    assert removed.via == WorkspaceEvent.ADMIN_SITE and removed.user == alice
+    assert removed.via == WorkspaceEvent.ADMIN_SITE and removed.user == superuser
     assert "CSF Lite" not in assemble_context(queued_run(acme, "Describe our context under CSF Lite")).enabled_frameworks
 
     run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
@@ -171,15 +176,12 @@ def test_a_refused_import_logs_nothing():
     assert not WorkspaceEvent.objects.filter(action__startswith="framework_pack_").exists()
 
 
-def test_removing_packs_with_the_admins_bulk_action_is_logged_too(alice):
+def test_removing_packs_with_the_admins_bulk_action_is_logged_too(superuser):
     acme = Workspace.objects.create(slug="acme", name="acme")
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
     run("import-oscal", str(FIXTURE), "--key", "csf-copy")
     services.set_enabled_frameworks(acme, ["csf-lite", "csf-copy"])
-    alice.is_staff = alice.is_superuser = True
-    alice.save()
-    admin = Client()
-    admin.force_login(alice)
+    admin = client_for(superuser)
     response = admin.post("/admin/workspaces/frameworkpack/", {
         "action": "delete_selected", "post": "yes",
         "_selected_action": [str(pk) for pk in FrameworkPack.objects.values_list("pk", flat=True)]})
@@ -201,12 +203,9 @@ def test_a_pack_removed_twice_from_stale_copies_is_logged_once():
     assert not FrameworkPack.objects.exists()
 
 
-def test_a_pack_is_read_only_in_the_admin(alice):
-    alice.is_staff = alice.is_superuser = True
-    alice.save()
+def test_a_pack_is_read_only_in_the_admin(superuser):
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
-    admin = Client()
-    admin.force_login(alice)
+    admin = client_for(superuser)
     row = FrameworkPack.objects.get()
     page = admin.get(f"/admin/workspaces/frameworkpack/{row.pk}/change/")
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
