@@ -1,0 +1,183 @@
+"""Prepared queries (lib/prepared.py): the ORM's SQL, compiled once, giving what the ORM gives.
+
+Each test compares with the ORM's own answer for the same question, so a difference in SQL,
+bound values or conversions shows; tests/site/test_prepared_postgres.py runs them on PostgreSQL.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert_rows
+from beyond_site.runs.models import Run, RunEvent, Step
+from beyond_site.workspaces.models import Membership, Workspace
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def runs():
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    other = Workspace.objects.create(slug="other", name="Other")
+    alice = get_user_model().objects.create_user("alice")
+    Membership.objects.create(user=alice, workspace=acme, role="member")
+    mine = Run.objects.create(workspace=acme, task="Mine", topology={"planner": {"provider": "offline"}},
+                              research=True, warnings=["w"])
+    theirs = Run.objects.create(workspace=other, task="Theirs", topology={})
+    at = timezone.now().replace(microsecond=123456)
+    for seq in (1, 2, 3):
+        RunEvent.objects.create(run=mine, seq=seq, type="step_released", data={"step": seq, "nested": [1, {"x": None}]},
+                                at=at + dt.timedelta(seconds=seq), hash=f"h{seq}")
+    return alice, mine, theirs, at
+
+
+READABLE = Prepared(lambda: Run.objects.filter(pk=Param("run_id"), workspace__memberships__user_id=Param("user_id"))
+                    .values_list("id", "status", "research", "warnings", "created_at")[:1])
+
+
+def test_a_values_query_reads_what_the_orm_reads_converted_the_same(runs):
+    alice, mine, theirs, _ = runs
+    orm = Run.objects.filter(pk=mine.pk, workspace__memberships__user=alice).values_list(
+        "id", "status", "research", "warnings", "created_at")[:1]
+    assert READABLE.first(run_id=mine.pk, user_id=alice.pk) == tuple(orm[0])
+    assert READABLE.first(run_id=mine.pk, user_id=alice.pk)[2] is True  # a bool, not SQLite's 1
+    assert READABLE.first(run_id=theirs.pk, user_id=alice.pk) is None  # not a member there
+
+
+EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after"))
+                        .order_by("seq").only("seq", "type", "data"))
+
+
+def test_model_rows_come_back_as_instances_with_the_rest_deferred(runs):
+    _, mine, _, _ = runs
+    got = EVENTS_AFTER.instances(run_id=mine.pk, after=1)
+    want = list(RunEvent.objects.filter(run_id=mine.pk, seq__gt=1).order_by("seq").only("seq", "type", "data"))
+    assert [(e.pk, e.seq, e.type, e.data) for e in got] == [(e.pk, e.seq, e.type, e.data) for e in want]
+    assert got[0].data == {"step": 2, "nested": [1, {"x": None}]}
+    assert got[0].get_deferred_fields() == want[0].get_deferred_fields()
+    assert got[0].at == want[0].at  # a deferred column still loads on access
+
+
+def test_a_datetime_param_is_prepared_by_its_field(runs):
+    _, mine, _, at = runs
+    after = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), at__gt=Param("at", field=RunEvent._meta.get_field("at")))
+                     .values_list("seq", "at").order_by("seq"))
+    cut = at + dt.timedelta(seconds=1)
+    assert after.rows(run_id=mine.pk, at=cut) == list(
+        RunEvent.objects.filter(run_id=mine.pk, at__gt=cut).values_list("seq", "at").order_by("seq"))
+    assert [seq for seq, _ in after.rows(run_id=mine.pk, at=cut)] == [2, 3]
+
+
+def test_it_compiles_once_and_sends_one_query_a_call(runs):
+    alice, mine, _, _ = runs
+    built = []
+    query = Prepared(lambda: built.append(1) or Run.objects.filter(pk=Param("pk")).values_list("task"))
+    with CaptureQueriesContext(connection) as queries:
+        assert [query.first(pk=mine.pk) for _ in range(3)] == [("Mine",)] * 3
+    assert len(built) == 1 and len(queries) == 3
+
+
+def test_values_must_match_the_params(runs):
+    alice, mine, _, _ = runs
+    with pytest.raises(TypeError, match=r"takes \['run_id', 'user_id'\]"):
+        READABLE.first(run_id=mine.pk)
+    with pytest.raises(TypeError):
+        READABLE.first(run_id=mine.pk, user_id=alice.pk, extra=1)
+
+
+def test_instances_need_model_rows(runs):
+    with pytest.raises(TypeError):
+        READABLE.instances(run_id=1, user_id=1)
+
+
+def test_related_rows_and_annotations_come_back_as_the_queryset_gives_them(runs):
+    alice, mine, theirs, _ = runs
+    retry = Run.objects.create(workspace=mine.workspace, task="Again", topology={}, retry_of=mine)
+
+    def build(pk):
+        return (Run.objects.select_related("workspace", "retry_of")
+                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=pk))
+
+    prepared = Prepared(lambda: build(Param("pk")))
+    for run in (mine, theirs, retry):
+        [got], [want] = prepared.instances(pk=run.pk), list(build(run.pk))
+        with CaptureQueriesContext(connection) as queries:
+            assert (got.workspace.slug, got.workspace.enabled_frameworks, got.retried) == (
+                want.workspace.slug, want.workspace.enabled_frameworks, want.retried)
+            assert (got.retry_of.pk if got.retry_of else None) == (want.retry_of.pk if want.retry_of else None)
+        assert len(queries) == 0  # the related rows came with the row
+    assert [r.retried for r in (prepared.instances(pk=mine.pk)[0], prepared.instances(pk=retry.pk)[0])] == [True, False]
+
+
+FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id"), status=Run.QUEUED),
+                        status=Param("status"), finished_at=Param("at"), warnings=Param("warnings"), halt_reason=None)
+
+
+def test_an_update_prepares_its_values_by_their_fields_and_counts_rows(runs):
+    _, mine, theirs, at = runs
+    Run.objects.filter(pk=mine.pk).update(halt_reason="something")
+    assert FINISH(run_id=mine.pk, status=Run.FAILED, at=at, warnings=["a", {"b": [1, None]}]) == 1
+    mine.refresh_from_db()
+    assert (mine.status, mine.finished_at, mine.warnings, mine.halt_reason) == (
+        Run.FAILED, at, ["a", {"b": [1, None]}], None)
+    assert FINISH(run_id=mine.pk, status=Run.FAILED, at=at, warnings=[]) == 0  # no longer queued
+    assert Run.objects.get(pk=theirs.pk).status == Run.QUEUED
+
+
+def test_insert_rows_fills_defaults_and_returns_the_ids_in_order(runs):
+    _, mine, _, at = runs
+    rows = [{"run_id": mine.pk, "index": i, "title": f"Part {i}", "content_spec": "x" * i} for i in (1, 2, 3)]
+    with CaptureQueriesContext(connection) as queries:
+        ids = insert_rows(Step, rows, returning=True)
+    assert len(queries) == 1
+    got = {s.pk: s for s in Step.objects.filter(run=mine)}
+    assert [got[pk].index for pk in ids] == [1, 2, 3]
+    assert (got[ids[0]].status, got[ids[0]].warnings, got[ids[0]].badge) == (Step.PENDING, [], None)
+    created = insert_rows(RunEvent, [{"run_id": mine.pk, "seq": 9, "type": "t", "data": {"k": [1.5, "é"]}, "at": at,
+                                      "hash": "h"}])
+    assert created == []  # not asked for
+    assert RunEvent.objects.get(run=mine, seq=9).data == {"k": [1.5, "é"]}
+    assert RunEvent.objects.get(run=mine, seq=9).at == at
+
+
+def test_insert_rows_sets_auto_now_fields():
+    before = timezone.now()
+    [pk] = insert_rows(Workspace, [{"slug": "new", "name": "New"}], returning=True)
+    made = Workspace.objects.get(pk=pk)
+    assert made.created_at >= before and made.enabled_frameworks == Workspace().enabled_frameworks
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_compiles_inside_its_transaction():
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    run = Run.objects.create(workspace=acme, task="T", topology={})
+    locked = Prepared(lambda: Run.objects.select_for_update().filter(pk=Param("pk")).values_list("status"))
+    with transaction.atomic():
+        assert locked.first(pk=run.pk) == (Run.QUEUED,)
+        assert ("FOR UPDATE" in locked.compiled("default").sql) == connection.features.has_select_for_update
+
+
+def test_an_in_list_is_compiled_once_for_each_length(runs):
+    _, mine, _, _ = runs
+    events = PreparedIn(lambda shas: RunEvent.objects.filter(run_id=Param("run_id"), hash__in=shas).values_list("seq"))
+    assert sorted(events.rows(["h1", "h3"], run_id=mine.pk)) == [(1,), (3,)]
+    assert sorted(events.rows(["h2", "nope"], run_id=mine.pk)) == [(2,)]
+    assert events.rows([], run_id=mine.pk) == []
+    assert sorted(events.rows([f"h{k}" for k in range(1, 100)], run_id=mine.pk)) == [(1,), (2,), (3,)]
+    assert set(events._by_length) == {2}  # the long one was not kept
+
+
+def test_insert_rows_can_skip_the_rows_a_unique_key_refuses(runs):
+    _, mine, _, at = runs
+    event = {"run_id": mine.pk, "type": "t", "data": {}, "at": at, "hash": "new"}
+    insert_rows(RunEvent, [{**event, "seq": 3}, {**event, "seq": 4}], ignore_conflicts=True)  # 3 exists
+    assert list(RunEvent.objects.filter(run=mine).order_by("seq").values_list("seq", "hash")) == [
+        (1, "h1"), (2, "h2"), (3, "h3"), (4, "new")]
+    with pytest.raises(ValueError):
+        insert_rows(RunEvent, [{**event, "seq": 5}], ignore_conflicts=True, returning=True)
