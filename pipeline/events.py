@@ -275,6 +275,19 @@ FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def fields_of(payload: Payload) -> dict[str, Any]:
+    """The payload's fields and their values, the values themselves (not copies): what `asdict`
+    gives for these flat payloads of plain JSON, without its deep copy of every value."""
+    cls = type(payload)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return {name: getattr(payload, name) for name in names}
+
+
 def load(type_: str, data: dict[str, Any]) -> Payload:
     """A stored event's payload, typed again; keys the payload does not know are ignored (a field
     added later, or the app's own additions), missing ones take their defaults."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from pipeline.providers.base import Message
+from beyond_site.lib.prepared import PreparedIn, insert_rows
 from beyond_site.runs.models import ContextRecord
 from beyond_site.workspaces.models import Blob
 
@@ -39,6 +40,9 @@ def _split(messages: tuple[Message, ...]) -> tuple[str, list[dict], dict[str, by
     return record_sha256(parts), parts, blobs
 
 
+_RECORDS = PreparedIn(lambda shas: ContextRecord.objects.filter(sha256__in=shas).values_list("sha256", "pk"))
+
+
 class ContextStore:
     """Stores the contexts of one writer's calls (a run's recorder), remembering what it already
     stored: a run's executor calls share their long stable context, so its bytes go to the database
@@ -57,15 +61,15 @@ class ContextStore:
             if record_hash not in self.records:
                 pending[record_hash] = (parts, blobs)
         if pending:
-            self.records.update(ContextRecord.objects.filter(sha256__in=list(pending)).values_list("sha256", "pk"))
+            self.records.update(_RECORDS.rows(list(pending)))
             missing = {sha: value for sha, value in pending.items() if sha not in self.records}
             if missing:
                 self.store_texts({digest: data for _, blobs in missing.values() for digest, data in blobs.items()})
-                ContextRecord.objects.bulk_create(
-                    [ContextRecord(sha256=sha, parts=parts) for sha, (parts, _) in missing.items()],
-                    ignore_conflicts=True)
-                self.records.update(
-                    ContextRecord.objects.filter(sha256__in=list(missing)).values_list("sha256", "pk"))
+                # Another run may store the same record meanwhile: the conflict skips it, and the
+                # read after finds whichever row won.
+                insert_rows(ContextRecord, [{"sha256": sha, "parts": parts} for sha, (parts, _) in missing.items()],
+                            ignore_conflicts=True)
+                self.records.update(_RECORDS.rows(list(missing)))
         return shas
 
     def store_texts(self, items: dict[str, bytes]) -> None:

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.lib.queries import one_or_none
+from beyond_site.lib.prepared import Param, Prepared, PreparedUpdate, insert_rows
 from beyond_site.runs import chain
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
@@ -32,12 +32,34 @@ def stop_reason(username: str | None) -> str:
 
 @dataclasses.dataclass
 class _Pending:
-    """Rows a batch's events introduced, inserted together at the end of the batch."""
+    """Rows a batch's events introduced ({attname: value}), inserted together at the end of the batch."""
 
-    attempts: list[tuple[tuple[int, int], Attempt]] = dataclasses.field(default_factory=list)
-    verdicts: list[tuple[tuple[int, int], Verdict]] = dataclasses.field(default_factory=list)
-    calls: list[ModelCall] = dataclasses.field(default_factory=list)
+    attempts: list[tuple[tuple[int, int], dict]] = dataclasses.field(default_factory=list)
+    verdicts: list[tuple[tuple[int, int], dict]] = dataclasses.field(default_factory=list)
+    calls: list[dict] = dataclasses.field(default_factory=list)
     warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+# The queries every batch makes, compiled once (lib/prepared.py).
+#: The lease check: the run's row, locked until the batch commits, if it is still this owner's.
+_LEASED = Prepared(lambda: Run.objects.select_for_update().filter(
+    pk=Param("run_id"), status=Run.RUNNING, lease_owner=Param("owner")).values_list("stop_requested_at", "stopped_by"))
+_STEP_IDS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).values_list("index", "pk"))
+_RELEASE = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"), status=Step.PENDING),
+                          status=Step.RELEASED, badge=Param("badge"), content=Param("content"),
+                          warnings=Param("warnings"), released_at=Param("at"))
+_SET_WARNINGS = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), warnings=Param("warnings"))
+_SET_BRIEF = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), brief=Param("brief"))
+_SET_SUMMARY = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary=Param("summary"),
+                              summary_findings=Param("findings"))
+_FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), status=Param("status"),
+                         halt_reason=Param("reason"), finished_at=Param("at"), lease_owner=None, lease_expires_at=None)
+
+
+def _payload_data(payload: ev.Payload, scrubber: Scrubber) -> dict:
+    """The payload as stored: plain JSON, scrubbed. (`dataclasses.asdict` would give the same for
+    these flat payloads, deep-copying every leaf; the scrubber copies the containers anyway.)"""
+    return scrubber.data(ev.fields_of(payload))
 
 
 class RecordRefused(Exception):
@@ -107,9 +129,7 @@ class EventRecorder:
         member asked to stop the run."""
         if self.owner is None:
             return None
-        state = one_or_none(Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING,
-                                                                   lease_owner=self.owner)
-                            .values_list("stop_requested_at", "stopped_by"))
+        state = _LEASED.first(run_id=self.run.pk, owner=self.owner)
         if state is None:
             raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
         if state[0] is None:
@@ -121,25 +141,26 @@ class EventRecorder:
         stop = self._stop_reason()
         if stop is not None:
             events = [event for event in events if event.type not in HELD_AFTER_STOP]
-        payloads = [ev.load(event.type, self.scrubber.data(dataclasses.asdict(event.payload))) for event in events]
+        datas = [_payload_data(event.payload, self.scrubber) for event in events]
         texts = {sha: text.encode("utf-8") for event in events for sha, text in (event.texts or {}).items()}
         self.contexts.store_texts(texts)
         calls = [(n, self.scrubber.messages(event.messages)) for n, event in enumerate(events)
                  if event.messages is not None]
         for (n, _), sha in zip(calls, self.contexts.store_many([messages for _, messages in calls])):
-            payloads[n] = dataclasses.replace(payloads[n], context=sha)
+            datas[n]["context"] = sha
         rows = []
-        for event, payload in zip(events, payloads):
+        for event, data in zip(events, datas):
             self.seq += 1
-            data, at = dataclasses.asdict(payload), timezone.now()
+            at = timezone.now()
             self.head = chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at)
             rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type, data=data, at=at, hash=self.head))
-        RunEvent.objects.bulk_create(rows)
+        insert_rows(RunEvent, ({"run_id": self.run.pk, "seq": row.seq, "type": row.type, "data": row.data,
+                                "at": row.at, "hash": row.hash} for row in rows))
         self._pending = _Pending()
-        for row, payload in zip(rows, payloads):
+        for row in rows:
             handler = getattr(self, f"_on_{row.type}", None)
             if handler:
-                handler(payload, row)
+                handler(ev.load(row.type, row.data), row)
         self._flush()
         return Recorded(rows, stop)
 
@@ -147,21 +168,19 @@ class EventRecorder:
         """Insert the rows the batch's events introduced, parents before children."""
         pending = self._pending
         if pending.attempts:
-            Attempt.objects.bulk_create([attempt for _, attempt in pending.attempts])
-            self._attempts.update({key: attempt.pk for key, attempt in pending.attempts})
+            ids = insert_rows(Attempt, [row for _, row in pending.attempts], returning=True)
+            self._attempts.update({key: pk for (key, _), pk in zip(pending.attempts, ids)})
         if pending.verdicts:
-            for key, verdict in pending.verdicts:
-                verdict.attempt_id = self._attempt_id(*key)
-            Verdict.objects.bulk_create([verdict for _, verdict in pending.verdicts])
+            insert_rows(Verdict, [{**row, "attempt_id": self._attempt_id(*key)} for key, row in pending.verdicts])
         if pending.calls:
-            ModelCall.objects.bulk_create(pending.calls)
+            insert_rows(ModelCall, pending.calls)
         if pending.warnings:
             self.warnings.extend(pending.warnings)
-            Run.objects.filter(pk=self.run.pk).update(warnings=self.warnings)
+            _SET_WARNINGS(run_id=self.run.pk, warnings=self.warnings)
 
     def _step_id(self, index: int) -> int:
         if self._steps is None:
-            self._steps = dict(Step.objects.filter(run=self.run).values_list("index", "pk"))
+            self._steps = dict(_STEP_IDS.rows(run_id=self.run.pk))
         return self._steps[index]
 
     def _attempt_id(self, step: int, attempt: int) -> int:
@@ -173,24 +192,23 @@ class EventRecorder:
 
     # The relational record each event implies.
     def _on_brief_ready(self, p: ev.BriefReady, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(brief=p.brief)
-        steps = Step.objects.bulk_create(
-            Step(run=self.run, index=s["index"], title=s["title"], content_spec=s["content_spec"])
-            for s in p.brief["steps"]
-        )
-        self._steps = {step.index: step.pk for step in steps}
+        _SET_BRIEF(run_id=self.run.pk, brief=p.brief)
+        steps = p.brief["steps"]
+        ids = insert_rows(Step, [{"run_id": self.run.pk, "index": s["index"], "title": s["title"],
+                                  "content_spec": s["content_spec"]} for s in steps], returning=True)
+        self._steps = {s["index"]: pk for s, pk in zip(steps, ids)}
 
     def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
-        self._pending.attempts.append(((p.step, p.attempt), Attempt(
-            step_id=self._step_id(p.step), attempt=p.attempt, draft=p.draft, truncated=p.truncated)))
+        self._pending.attempts.append(((p.step, p.attempt), {
+            "step_id": self._step_id(p.step), "attempt": p.attempt, "draft": p.draft, "truncated": p.truncated}))
 
     def _on_verdict_recorded(self, p: ev.VerdictRecorded, row: RunEvent) -> None:
-        self._pending.verdicts.append(((p.step, p.attempt), Verdict(
-            source=p.source, raw=p.raw, parsed=p.parsed, error=p.error)))
+        self._pending.verdicts.append(((p.step, p.attempt), {
+            "source": p.source, "raw": p.raw, "parsed": p.parsed, "error": p.error}))
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
-        changed = Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(
-            status=Step.RELEASED, badge=p.badge, content=p.content, warnings=p.warnings, released_at=row.at)
+        changed = _RELEASE(run_id=self.run.pk, index=p.step, badge=p.badge, content=p.content, warnings=p.warnings,
+                           at=row.at)
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
             raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
 
@@ -201,7 +219,7 @@ class EventRecorder:
         Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(status=Step.NOT_RELEASED)
 
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(summary=p.summary, summary_findings=p.findings)
+        _SET_SUMMARY(run_id=self.run.pk, summary=p.summary, findings=p.findings)
 
     def _add_warnings(self, *warnings: str) -> None:
         self._pending.warnings.extend(warnings)
@@ -220,13 +238,11 @@ class EventRecorder:
         # are cut to their columns, as `beyond_audit verify` expects them (runs/chain.py).
         fields = chain.model_call_fields(p)
         context = fields.pop("context__sha256")
-        self._pending.calls.append(ModelCall(
-            run=self.run, **fields, context_id=self.contexts.records[context] if context else None))
+        self._pending.calls.append({"run_id": self.run.pk, **fields,
+                                    "context_id": self.contexts.records[context] if context else None})
 
     def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(
-            status=FINAL_STATUS[event_type], halt_reason=reason, finished_at=row.at,
-            lease_owner=None, lease_expires_at=None)
+        _FINISH(run_id=self.run.pk, status=FINAL_STATUS[event_type], reason=reason, at=row.at)
         chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:

@@ -13,7 +13,8 @@ from django.db import models
 from django.utils import timezone
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
-from beyond_site.lib.queries import one_or_none
+from beyond_site.lib.prepared import Param, Prepared, PreparedIn, insert_rows
+
 
 def default_frameworks() -> list[str]:
     return list(SHIPPED_FRAMEWORKS)
@@ -63,12 +64,19 @@ class WorkspaceBudget(models.Model):
     @classmethod
     def of(cls, workspace: Workspace) -> WorkspaceBudget:
         """The workspace's budget, or an unsaved one with no limit."""
-        return one_or_none(cls.objects.filter(workspace=workspace)) or cls(workspace=workspace)
+        found = _BUDGET.instances(workspace_id=workspace.pk)
+        if not found:
+            return cls(workspace=workspace)
+        found[0].workspace = workspace
+        return found[0]
 
     def limits(self) -> dict:
         """{limit: value} as plain JSON (the cost as a string, exact)."""
         return {name: (str(value) if name == "max_cost_per_run" and value is not None else value)
                 for name, value in ((n, getattr(self, n)) for n in self.LIMITS)}
+
+
+_BUDGET = Prepared(lambda: WorkspaceBudget.objects.filter(workspace_id=Param("workspace_id")).order_by()[:1])
 
 
 class Membership(models.Model):
@@ -202,16 +210,21 @@ class Blob(models.Model):
     @classmethod
     def store_for_audit(cls, items: dict[str, bytes]) -> None:
         """Store {sha256: bytes} for the run record: bytes already stored are neither read nor
-        sent again (their rows are only marked as kept for the audit); three queries at most."""
+        sent again (their rows are only marked as kept for the audit, if they were not yet);
+        three queries at most, one when every part is already stored and kept."""
         if not items:
             return
-        existing = set(cls.objects.filter(sha256__in=list(items)).values_list("sha256", flat=True))
-        new = [cls(sha256=digest, size=len(data), data=data, kept_for_audit=True)
-               for digest, data in items.items() if digest not in existing]
+        stored = dict(_STORED_BLOBS.rows(list(items)))  # {sha256: kept_for_audit}
+        new = [{"sha256": digest, "size": len(data), "data": data, "kept_for_audit": True}
+               for digest, data in items.items() if digest not in stored]
         if new:
-            cls.objects.bulk_create(new, ignore_conflicts=True)
-        if existing:
-            cls.objects.filter(sha256__in=list(existing), kept_for_audit=False).update(kept_for_audit=True)
+            insert_rows(cls, new, ignore_conflicts=True)
+        not_kept = [digest for digest, kept in stored.items() if not kept]
+        if not_kept:
+            cls.objects.filter(sha256__in=not_kept, kept_for_audit=False).update(kept_for_audit=True)
+
+
+_STORED_BLOBS = PreparedIn(lambda shas: Blob.objects.filter(sha256__in=shas).values_list("sha256", "kept_for_audit"))
 
 
 class DocumentChunk(models.Model):
