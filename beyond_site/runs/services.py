@@ -23,7 +23,7 @@ from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.lib.inputs import without_bidi_controls
-from beyond_site.lib.queries import one_or_none
+from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
@@ -84,6 +84,10 @@ def research_plan() -> Research:
     return Research(backend=setting.backend, fetch_policy=FetchPolicy.from_env(os.environ))
 
 
+_BY_KEY = Prepared(lambda: Run.objects.filter(workspace_id=Param("workspace_id"), idempotency_key=Param("key"))
+                   .order_by()[:1])
+
+
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None,
               research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
@@ -94,9 +98,9 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     scaled mode the job that executes the run is queued in the same transaction as the run itself,
     unless the caller executes it itself (`run_here`, as `beyond_run` does)."""
     if idempotency_key:
-        existing = one_or_none(Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key))
+        existing = _BY_KEY.instances(workspace_id=workspace.pk, key=idempotency_key)
         if existing:
-            return existing, False
+            return existing[0], False
     if conversation is not None and conversation.deleted_at is not None:
         raise ConversationDeleted("This conversation was deleted: start a new one.")
     topo = resolve_topology(workspace, topology)
@@ -241,10 +245,13 @@ class _Recording:
         return recorded
 
 
+_RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("pk")).order_by())
+
+
 def _starting(run_id: int):
     """What a run needs from the database before its first event, read in one go: each separate
     trip to the runs' database lane waits behind every other run's writes."""
-    run = Run.objects.select_related("workspace", "conversation").get(pk=run_id)
+    [run] = _RUN.instances(pk=run_id)
     imported = imported_packs()  # read once, for the context and for the mechanical checks
     return (run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
             run_budget(run.workspace))

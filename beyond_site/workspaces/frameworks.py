@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pipeline.context import FrameworkEntry
 from pipeline.frameworks import Entry, Pack, load_packs, named_frameworks, pack_from_dict
 from pipeline.words import stem, topic_words
+from beyond_site.lib.prepared import Prepared
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.models import FrameworkPack
 
@@ -18,11 +19,12 @@ from beyond_site.workspaces.models import FrameworkPack
 #: each time cost more than the rest of the run's context.
 _imported: dict[str, tuple[object, Pack]] = {}
 _imported_lock = threading.Lock()
+_VERSIONS = Prepared(lambda: FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
 
 
 def imported_packs() -> dict[str, Pack]:
     """Every imported pack by key; built again only when its row changed since it was last read."""
-    versions = list(FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
+    versions = _VERSIONS.rows()
     stale = [pk for pk, key, changed in versions if _imported.get(key, (None,))[0] != (pk, changed)]
     built = {row.key: ((row.pk, row.updated_at), pack_from_dict(row.data))
              for row in FrameworkPack.objects.filter(pk__in=stale)} if stale else {}
@@ -91,19 +93,37 @@ class _Candidate:
     cost: int
 
 
-_candidates: weakref.WeakKeyDictionary[Pack, tuple[_Candidate, ...]] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True, slots=True)
+class _PackIndex:
+    """A pack's listable entries, and which of them a task can reach by a word of its title."""
+
+    candidates: tuple[_Candidate, ...]  # in catalogue order
+    structure: tuple[int, ...]  # indexes into `candidates`
+    by_stem: dict[str, tuple[int, ...]]  # a title's stem -> the candidates whose titles have it
+    listable: tuple[int, ...]  # all but recitals: what a task that names the pack may list
 
 
-def _pack_candidates(pack: Pack) -> tuple[_Candidate, ...]:
-    """The pack's listable entries with their title stems, level and cost (cached per pack object:
-    the shipped packs live as long as the process, an imported one until its row changes)."""
-    found = _candidates.get(pack)
+_indexes: weakref.WeakKeyDictionary[Pack, _PackIndex] = weakref.WeakKeyDictionary()
+
+
+def _pack_index(pack: Pack) -> _PackIndex:
+    """The pack's candidates with their title stems, level and cost, indexed by stem (worked out
+    once per pack object: the shipped packs live as long as the process, an imported one until
+    its row changes). A run looks up the task's words instead of reading every entry."""
+    found = _indexes.get(pack)
     if found is None:
-        found = tuple(
+        candidates = tuple(
             _Candidate(position, frozenset(stem(w) for w in topic_words(entry.title)), _is_structure(entry, pack),
                        _depth(entry, pack), entry.kind == "recital", line := _line(pack, entry), line_tokens(line))
             for position, entry in enumerate(pack.entries.values()) if not entry.withdrawn and entry.title)
-        _candidates[pack] = found
+        by_stem: dict[str, list[int]] = {}
+        for n, c in enumerate(candidates):
+            for word in c.stems:
+                by_stem.setdefault(word, []).append(n)
+        found = _PackIndex(candidates, tuple(n for n, c in enumerate(candidates) if c.structure),
+                           {word: tuple(ns) for word, ns in by_stem.items()},
+                           tuple(n for n, c in enumerate(candidates) if not c.recital))
+        _indexes[pack] = found
     return found
 
 
@@ -122,15 +142,19 @@ def select_entries(task: str, keys: list[str], budget_tokens: int,
     named = {pack.key for pack in named_frameworks(task, dict(enabled))}
     candidates: dict[tuple[int, int], tuple[tuple, _Candidate]] = {}
     for pack_no, (key, pack) in enumerate(enabled):
-        for c in _pack_candidates(pack):
-            if c.structure:
-                priority = (0, 0, 0)
-            elif shared := len(stems & c.stems):
-                priority = (1, -shared, c.depth)
-            elif key in named and not c.recital:
-                priority = (2, c.depth, 0)
-            else:
-                continue
+        index = _pack_index(pack)
+        shared: dict[int, int] = {}
+        for word in stems:
+            for n in index.by_stem.get(word, ()):
+                shared[n] = shared.get(n, 0) + 1
+        priorities = {n: (0, 0, 0) for n in index.structure}
+        for n, count in shared.items():
+            priorities.setdefault(n, (1, -count, index.candidates[n].depth))
+        if key in named:
+            for n in index.listable:
+                priorities.setdefault(n, (2, index.candidates[n].depth, 0))
+        for n, priority in priorities.items():
+            c = index.candidates[n]
             candidates[(pack_no, c.position)] = (priority, c)
     chosen: list[tuple[int, int]] = []
     used = 0
