@@ -9,22 +9,16 @@ from django.template.loader import render_to_string
 
 from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, queued_view, run_view, tail_view
-from beyond_site.lib.queries import one_or_none
-from beyond_site.runs.access import readable_runs
+from beyond_site.lib.prepared import Param, Prepared
+from beyond_site.runs.access import readable_run
 from beyond_site.runs.models import Run, RunEvent
 
 Pushed = tuple[str, int, bool]
 
 
-#: What a tail draws from the run's own row: the whole row (its brief, its recap) is read by
-#: `run_view`, for the few events that redraw the whole run.
-LIVE_FIELDS = ("id", "status", "research", "halt_reason")
-
-
-def _live_run(user, run_id: int) -> Run | None:
-    """The run's live fields when `user` may read it (None when not): the access check and the
-    read in one query."""
-    return one_or_none(readable_runs(user).filter(pk=run_id).only(*LIVE_FIELDS))
+_HAS_EVENTS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by().values_list("id")[:1])
+_EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after")).order_by("seq")
+                         .only("seq", "type", "data"))
 
 
 def snapshot_for(user, run_id: int) -> Pushed | None:
@@ -32,10 +26,10 @@ def snapshot_for(user, run_id: int) -> Pushed | None:
     read in one trip to the database lane. A queued run with no event yet (what a page opened with
     its submission usually finds) is drawn from the check's read, without reading the whole run;
     the socket joined the run's group before these reads, so its first event still rings."""
-    run = _live_run(user, run_id)
+    run = readable_run(user, run_id)
     if run is None:
         return None
-    if run.status == Run.QUEUED and not RunEvent.objects.filter(run_id=run_id).exists():
+    if run.status == Run.QUEUED and _HAS_EVENTS.first(run_id=run_id) is None:
         return _state(queued_view(run)), 0, False
     return snapshot(run_id)
 
@@ -43,7 +37,7 @@ def snapshot_for(user, run_id: int) -> Pushed | None:
 def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
     """`since`, when `user` may still read the run (None when not), in one trip; the check reads
     the run's live fields, which the tail then uses."""
-    run = _live_run(user, run_id)
+    run = readable_run(user, run_id)
     return since(run, last_seq) if run is not None else None
 
 
@@ -61,7 +55,7 @@ WHOLE_RUN = ev.FINAL_TYPES | {ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_C
 def since(run: Run, last_seq: int) -> Pushed:
     """(fragments for what changed after `last_seq`, new last seq, finished?). `run` is the run's
     row as just read (its live fields at least)."""
-    new = list(RunEvent.objects.filter(run_id=run.pk, seq__gt=last_seq).order_by("seq").only("seq", "type", "data"))
+    new = _EVENTS_AFTER.instances(run_id=run.pk, after=last_seq)
     if not new:
         return "", last_seq, False
     types = {e.type for e in new}

@@ -14,6 +14,7 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
+from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
@@ -152,6 +153,32 @@ def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView
     return view
 
 
+@dataclass
+class _RunRows:
+    """What a run's view is drawn from, however it was read (`run_views` for many runs at once,
+    `run_view` for one): `run` carries its workspace and whether it was run again."""
+
+    run: Run
+    last_seq: int
+    steps: list[Step]
+    latest: RunEvent | None  # the last event that moves the progress line
+    halts: dict[int, str] = field(default_factory=dict)
+    sources: list[SourceView] = field(default_factory=list)
+
+
+def _view(rows: _RunRows) -> RunView:
+    run = rows.run
+    steps = [step_view(s, rows.halts, rows.sources) for s in rows.steps]
+    released = sum(1 for s in steps if s.status == Step.RELEASED)
+    outcome = (outcome_text(run.status, run.halt_reason, released)
+               if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
+    return RunView(run=run, status=page_status(run.status), steps=steps,
+                   progress=progress_text(rows.latest, len(steps), released),
+                   recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
+                   last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
+                   sources=rows.sources, retried=run.retried)
+
+
 def run_views(run_ids) -> dict[int, RunView]:
     """The whole current state of each run, from the database, in a fixed number of queries."""
     ids = list(run_ids)
@@ -167,28 +194,46 @@ def run_views(run_ids) -> dict[int, RunView]:
     sources = {e.run_id: source_views(e.payload.items, runs[e.run_id].brief)
                for e in RunEvent.objects.filter(run_id__in=[pk for pk, r in runs.items() if r.research],
                                                 type=ev.EVIDENCE_COLLECTED).only("run_id", "type", "data")}
-    steps: dict[int, list[StepView]] = defaultdict(list)
+    steps: dict[int, list[Step]] = defaultdict(list)
     for s in Step.objects.filter(run_id__in=ids).order_by("run_id", "index"):
-        steps[s.run_id].append(step_view(s, halts[s.run_id], sources.get(s.run_id, ())))
+        steps[s.run_id].append(s)
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
-    views = {}
-    for run_id in ids:
-        run = runs.get(run_id)
-        if run is None:
-            continue
-        run_steps = steps[run_id]
-        released = sum(1 for s in run_steps if s.status == Step.RELEASED)
-        progress = progress_text(latest.get(run_id), len(run_steps), released)
-        outcome = (outcome_text(run.status, run.halt_reason, released)
-                   if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
-        views[run_id] = RunView(run=run, status=page_status(run.status), steps=run_steps, progress=progress,
-                                recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
-                                last_seq=last_seqs.get(run_id) or 0, outcome=outcome,
-                                recap_findings=recap_findings(run.summary_findings),
-                                sources=sources.get(run_id, []), retried=run.retried)
-    return views
+    return {run_id: _view(_RunRows(run=runs[run_id], last_seq=last_seqs.get(run_id) or 0, steps=steps[run_id],
+                                   latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])))
+            for run_id in ids if run_id in runs}
+
+
+# One run's view, read with prepared queries (lib/prepared.py): a live page reads it at its
+# snapshot, at the recap and at the run's end, so it is worth a few small queries instead of the
+# bulk ones above, which Django takes longer to build than the database to answer.
+_LAST_SEQ = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq")[:1])
+_RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("run_id"))
+                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).order_by()[:1])
+_STEPS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).order_by("index"))
+_MARKS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED))
+                  .order_by("seq").only("run_id", "type", "data"))
+_LATEST_PROGRESS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=PROGRESS_TYPES)
+                            .order_by("-seq").only("run_id", "seq", "type", "data")[:1])
+
+
+def run_view(run_id: int) -> RunView:
+    """The whole current state of a run, from the database (the snapshot)."""
+    last = _LAST_SEQ.first(run_id=run_id)  # first, as in run_views
+    found = _RUN.instances(run_id=run_id)
+    if not found:
+        raise Run.DoesNotExist(f"Run {run_id} does not exist")
+    run = found[0]
+    halts, sources = {}, []
+    for e in _MARKS.instances(run_id=run_id):
+        if e.type == ev.STEP_HALTED:
+            halts[e.payload.step] = e.payload.reason
+        elif run.research:
+            sources = source_views(e.payload.items, run.brief)
+    latest = _LATEST_PROGRESS.instances(run_id=run_id)
+    return _view(_RunRows(run=run, last_seq=last[0] if last else 0, steps=_STEPS.instances(run_id=run_id),
+                          latest=latest[0] if latest else None, halts=halts, sources=sources))
 
 
 def tail_view(run: Run, new: list[RunEvent]) -> RunView:
@@ -198,7 +243,7 @@ def tail_view(run: Run, new: list[RunEvent]) -> RunView:
     planned = any(e.type == ev.BRIEF_READY for e in new)
     changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
-    all_steps = list(Step.objects.filter(run_id=run.pk).order_by("index"))
+    all_steps = _STEPS.instances(run_id=run.pk)
     steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]
     moved = [e for e in new if e.type in PROGRESS_TYPES]
     released = sum(1 for s in all_steps if s.status == Step.RELEASED)
@@ -212,11 +257,3 @@ def queued_view(run: Run) -> RunView:
     reading anything; the page's websocket snapshot brings whatever happened since)."""
     return RunView(run=run, status=page_status(run.status), steps=[], progress=progress_text(None, 0, 0),
                    recap_html="", warnings=[], last_seq=0)
-
-
-def run_view(run_id: int) -> RunView:
-    """The whole current state of a run, from the database (the snapshot)."""
-    try:
-        return run_views([run_id])[run_id]
-    except KeyError:
-        raise Run.DoesNotExist(f"Run {run_id} does not exist") from None

@@ -53,7 +53,7 @@ async def test_a_run_page_the_database_cannot_serve_is_told_to_try_again(acme, a
     def refuse(user, run_id):
         raise PoolTimeout("couldn't get a connection after 10.00 sec")
 
-    monkeypatch.setattr(fragments, "_live_run", refuse)  # a page's first read, whatever the run's state
+    monkeypatch.setattr(fragments, "readable_run", refuse)  # a page's first read, whatever the run's state
     comm = WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=[ORIGIN, *headers])
     connected, _ = await comm.connect()
     assert connected
