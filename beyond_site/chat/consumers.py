@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -66,6 +67,15 @@ class RunConsumer(AsyncWebsocketConsumer):
             self.joined = True
         async with self.reading:
             await self._push(await snapshot_for(self.scope.get("user"), self.run_id))
+
+    async def dispatch(self, message):
+        # Channels' dispatch first closes the stale database connections of the thread it would
+        # use for the database (a hop to another thread, at every doorbell); this consumer reads
+        # only through the lanes of lib/db.py, which look after their connections at each call.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def receive(self, text_data=None, bytes_data=None):
         # htmx never sends on these sockets, and a reconnect gets its snapshot from `connect`.
