@@ -44,10 +44,18 @@ def _server_paths(topology: dict | None) -> dict[str, str]:
     return dict(sorted(paths.items(), key=lambda item: -len(item[0])))
 
 
+#: Message texts are scrubbed a section at a time (a run's calls repeat the same long sections),
+#: and a scrubber (a run's recorder has one) remembers what it scrubbed, up to this many characters.
+SECTION = "\n\n# "
+REMEMBERED_CHARS = 2_000_000
+
+
 class Scrubber:
     def __init__(self, topology: dict | None):
         self.redactor = Redactor.from_env().with_secrets(settings.SECRET_KEY)
         self.paths = _server_paths(topology)
+        self._done: dict[str, str] = {}
+        self._done_chars = 0
 
     def text(self, text: str) -> str:
         for path, name in self.paths.items():
@@ -56,7 +64,23 @@ class Scrubber:
 
     def data(self, value: Any) -> Any:
         """`text` applied to every string in nested dicts and lists (keys included)."""
-        return map_strings(value, self.text)
+        return map_strings(value, self._remembered)
 
     def messages(self, messages: tuple[Message, ...]) -> tuple[Message, ...]:
-        return tuple(Message(m.role, self.text(m.content)) for m in messages)
+        """Each message's text scrubbed section by section: every executor call of a run repeats the
+        run's long stable context (pipeline.context.render_context makes it of "# " sections), which
+        is then scrubbed once. A secret or a server path holds no blank line followed by "# ", so
+        no match can straddle two sections."""
+        return tuple(Message(m.role, SECTION.join(self._remembered(part) for part in m.content.split(SECTION)))
+                     for m in messages)
+
+    def _remembered(self, text: str) -> str:
+        done = self._done.get(text)
+        if done is None:
+            done = self.text(text)
+            if self._done_chars + len(text) > REMEMBERED_CHARS:
+                self._done.clear()
+                self._done_chars = 0
+            self._done[text] = done
+            self._done_chars += len(text)
+        return done

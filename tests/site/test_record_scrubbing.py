@@ -131,3 +131,26 @@ def test_members_and_auditors_never_see_a_scripted_files_server_path(alice, tmp_
         assert "secret-server-folder" not in shown and str(tmp_path) not in shown
     assert run_trace(Run.objects.get(pk=run.pk))["run"]["topology"]["planner"]["path"] == "fixture.json"
     assert all("secret-server-folder" not in json.dumps(c.parts) for c in ContextRecord.objects.all())
+
+
+def test_a_calls_messages_are_scrubbed_section_by_section_and_a_repeated_section_once(monkeypatch):
+    from beyond_site.runs import scrubbing
+    from pipeline.providers.base import Message
+
+    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+    scrubber = scrubbing.Scrubber({"executor": {"provider": "scripted", "path": "/srv/beyond/replies.json"}})
+    context = f"# Workspace\n\nOur key is {KEY[::-1]}.\n\n# File: notes\n\nSee /srv/beyond/replies.json.\n\n# End"
+    scrubbed = [scrubber.messages((Message("system", "Render one step."), Message("user", f"Step {n}: {KEY}\n\n{context}")))
+                for n in (1, 2)]
+    for n, (system, user) in enumerate(scrubbed, start=1):
+        assert system.content == "Render one step."
+        assert user.content == (f"Step {n}: [redacted]\n\n# Workspace\n\nOur key is [redacted].\n\n# File: notes\n\n"
+                                "See replies.json.\n\n# End")
+    calls = []
+    monkeypatch.setattr(scrubber, "text", lambda text: calls.append(text) or text)
+    scrubber.messages((Message("user", f"Step 3.\n\n{context}"),))
+    assert calls == ["Step 3."]  # the context's sections were scrubbed already
+
+    monkeypatch.setattr(scrubbing, "REMEMBERED_CHARS", 20)  # what it remembers is bounded
+    scrubber.messages((Message("user", "x" * 15 + "\n\n# " + "y" * 15),))
+    assert scrubber._done_chars <= 20
