@@ -121,6 +121,16 @@ def _squash(name: str) -> str:
     return re.sub(r"[\s\-_.,/:()]+", "", name.lower()).replace("iec", "")
 
 
+@lru_cache(maxsize=1)
+def _shipped_by_squashed_name() -> dict[str, str]:
+    """Each shipped pack's name, key and aliases, squashed, to its key (the first pack wins)."""
+    found: dict[str, str] = {}
+    for pack in load_packs().values():
+        for name in (pack.name, pack.key, *pack.aliases):
+            found.setdefault(_squash(name), pack.key)
+    return found
+
+
 @lru_cache(maxsize=512)
 def pack_for_framework_name(name: str) -> Pack | None:
     """The pack a framework display name refers to ("ISO 27001:2022", "GDPR", "SOC 2", ...), or None.
@@ -130,11 +140,10 @@ def pack_for_framework_name(name: str) -> Pack | None:
     if not name or not name.strip():
         return None
     packs = load_packs()
-    wanted = _squash(name)
-    for pack in packs.values():
-        if wanted in {_squash(pack.name), _squash(pack.key), *map(_squash, pack.aliases)}:
-            return pack
-    lowered = name.lower()
+    found = _shipped_by_squashed_name().get(_squash(name))
+    if found is not None:
+        return packs[found]
+    wanted, lowered = _squash(name), name.lower()
     if re.search(r"2700[12]", lowered):
         return packs["iso27001-2013" if "2013" in lowered else "iso27001-2022"]
     if "800-53" in lowered or "80053" in wanted:
@@ -154,6 +163,12 @@ _NAME_WORDS = 4
 _READ_WORDS = 400
 
 
+@lru_cache(maxsize=1024)
+def _name_pattern(lowered_name: str) -> re.Pattern:
+    # "(?!:\d)": "ISO 27001" inside "ISO 27001:2013" is that edition's name, not this one.
+    return re.compile(rf"(?<![\w/]){re.escape(lowered_name)}(?!\w|:\d)")
+
+
 def named_frameworks(text: str, packs: Mapping[str, Pack] | None = None) -> list[Pack]:
     """The frameworks a text names ("ISO 27001", "GDPR", "NIST CSF 2.0", "SOC 2", an imported
     pack's name or alias), among `packs` (default: every shipped pack), in the order of `packs`.
@@ -171,8 +186,7 @@ def named_frameworks(text: str, packs: Mapping[str, Pack] | None = None) -> list
     lowered = f" {' '.join(words).lower()} "
     for key, pack in packs.items():
         for name in (pack.name, key, *pack.aliases):
-            # "(?!:\d)": "ISO 27001" inside "ISO 27001:2013" is that edition's name, not this one.
-            if name and re.search(rf"(?<![\w/]){re.escape(name.lower())}(?!\w|:\d)", lowered):
+            if name and name.lower() in lowered and _name_pattern(name.lower()).search(lowered):
                 named.add(key)
     return [pack for key, pack in packs.items() if key in named]
 
