@@ -12,13 +12,21 @@ PostgreSQL), in separate lanes:
 
 A run still records its events in order: it awaits each batch's write before the next
 (runs/recorder.py).
+
+A call is handed to its lane directly (`run_in_executor`), with the database connection checks
+Channels' `database_sync_to_async` makes around it (`close_old_connections` before and after).
+asgiref's general machinery behind that one (choosing a thread, copying every context variable
+there and back) cost the event loop more than a page's read itself; these functions need
+neither: they take their arguments and touch only the database.
 """
 from __future__ import annotations
 
+import asyncio
+import functools
 from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import close_old_connections
 
 _executors: dict[str, ThreadPoolExecutor] = {}
 LANES = ("runs", "pages", "background")
@@ -34,8 +42,28 @@ def _pool(lane: str) -> ThreadPoolExecutor:
     return _executors[lane]
 
 
+def _with_connections(func, args, kwargs):
+    close_old_connections()
+    try:
+        return func(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
 def db(func, lane: str = "runs"):
-    """`func` (sync, touching the database) as an awaitable run on the lane's threads."""
+    """`func` (sync, touching the database) as an awaitable run on the lane's threads. Cancelling
+    the caller cannot stop a call already running: the cancellation is raised once it is over, so
+    nothing it writes comes after the caller has stopped."""
     if lane not in LANES:
         raise ValueError(f"unknown database lane {lane!r}")
-    return database_sync_to_async(func, thread_sensitive=False, executor=_pool(lane))
+
+    @functools.wraps(func)
+    async def on_lane(*args, **kwargs):
+        running = asyncio.get_running_loop().run_in_executor(_pool(lane), _with_connections, func, args, kwargs)
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            await asyncio.wait([running])
+            raise
+
+    return on_lane
