@@ -108,7 +108,12 @@ class Orchestrator:
         """The same events as `events()`, grouped: a batch is the next event and those already
         waiting behind it (`limit` at most). A consumer slower than the run (a database writing
         each batch in one transaction) then catches up in a few writes instead of falling behind
-        one event at a time; a fast consumer gets batches of one, so nothing waits for a batch."""
+        one event at a time; a fast consumer gets small batches, so nothing waits for a batch.
+
+        Once nothing is waiting, the batch waits one turn of the event loop for more: what
+        happens at once often comes a turn apart (the steps a brief starts begin rendering on the
+        next turn; a finished step's release comes from the task that awaited it), and a write,
+        a doorbell and a page's read are then made once for the burst instead of twice."""
         self._driver = driver = asyncio.create_task(self._drive())
         try:
             finished = False
@@ -117,8 +122,12 @@ class Orchestrator:
                 event = await self._queue.get()
                 while event is not None:
                     batch.append(event)
-                    if len(batch) >= limit or self._queue.empty():
+                    if len(batch) >= limit:
                         break
+                    if self._queue.empty():
+                        await asyncio.sleep(0)
+                        if self._queue.empty():
+                            break
                     event = self._queue.get_nowait()
                 finished = event is None
                 if batch:

@@ -39,3 +39,19 @@ async def test_a_slow_consumer_gets_what_waited_in_batches_and_the_same_events(t
 async def test_limit_one_is_one_event_at_a_time(tmp_path):
     batches = [batch async for batch in orchestrator(tmp_path).event_batches(limit=1)]
     assert all(len(batch) == 1 for batch in batches) and batches[-1][0].is_final
+
+
+async def test_what_happens_a_loop_turn_apart_is_one_batch(tmp_path):
+    """The steps a brief starts begin rendering on the next turn of the loop, and the releases come
+    from the task that awaited the steps: each joins the batch before it (one write, one doorbell)."""
+    path = scripting.write(tmp_path, scripting.script(
+        {i: {"executor": [{"content": f"Part {i}.", "delay_s": 0.02}], "verifier": [{"content": PASS, "delay_s": 0.02}]}
+         for i in (1, 2, 3)}))
+    provider = ScriptedProvider(path)
+    run = Orchestrator(Context(task="Draft a note"), parse_shorthand(f"scripted:{path}"),
+                       {role: provider for role in ROLES}, settings=RunSettings(concurrency=8))
+    batches = [[event.type for event in batch] async for batch in run.event_batches()]
+    planned = next(batch for batch in batches if "brief_ready" in batch)
+    assert planned.count("step_rendering") == 3
+    released = next(batch for batch in batches if "step_released" in batch)
+    assert released.count("step_released") == 3 and "verdict_recorded" in released
