@@ -5,6 +5,7 @@ session by its key is compiled once instead of at every request and every websoc
 """
 from __future__ import annotations
 
+from asgiref.sync import sync_to_async
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.contrib.sessions.models import Session
 from django.utils import timezone
@@ -23,3 +24,6 @@ class SessionStore(DatabaseSessionStore):
             self._session_key = None
             return None
         return found[0]
+
+    async def _aget_session_from_db(self):  # what `request.auser()` reads in an async view
+        return await sync_to_async(self._get_session_from_db)()
