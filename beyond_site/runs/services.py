@@ -23,7 +23,7 @@ from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import endpoint_policy
 from beyond_site.lib.inputs import without_bidi_controls
-from beyond_site.lib.prepared import Param, Prepared
+from beyond_site.lib.prepared import Param, Prepared, insert
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
@@ -108,18 +108,17 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
         with transaction.atomic():  # a new conversation exists only with its run
             check_submission(workspace, user)  # locks the workspace row when it caps submissions
             if conversation is None:
-                conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
-                                                           created_by=user)
+                conversation = insert(Conversation(workspace=workspace, title=conversation_title(task), created_by=user))
             else:
                 if not conversation.messages.exists():
                     # A conversation started by an upload takes its first task's name.
                     conversation.title = conversation_title(task)
                 conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
-            message = Message.objects.create(conversation=conversation, text=task, author=user)
-            run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
-                                     topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
-                                     offline=any(topo.role(r).provider == "offline" for r in ROLES),
-                                     research=research, retry_of=retry_of)
+            message = insert(Message(conversation=conversation, text=task, author=user))
+            run = insert(Run(workspace=workspace, conversation=conversation, message=message, task=task,
+                             topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
+                             offline=any(topo.role(r).provider == "offline" for r in ROLES),
+                             research=research, retry_of=retry_of))
             if jobs.engine_enabled() and not run_here:
                 jobs.run_job(run.pk).defer(run_id=run.pk)
     except IntegrityError:

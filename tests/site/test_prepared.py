@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert_rows
+from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert, insert_rows
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.workspaces.models import Membership, Workspace
 
@@ -181,3 +181,19 @@ def test_insert_rows_can_skip_the_rows_a_unique_key_refuses(runs):
         (1, "h1"), (2, "h2"), (3, "h3"), (4, "new")]
     with pytest.raises(ValueError):
         insert_rows(RunEvent, [{**event, "seq": 5}], ignore_conflicts=True, returning=True)
+
+
+def test_insert_saves_a_new_instance_as_save_would():
+    from beyond_site.workspaces.models import Conversation
+
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    before = timezone.now()
+    made = insert(Conversation(workspace=acme, title="Plan"))
+    assert made.pk and not made._state.adding and made.created_at >= before and made.updated_at == made.created_at
+    stored = Conversation.objects.get(pk=made.pk)
+    assert (stored.title, stored.workspace_id, stored.research, stored.created_at, stored.deleted_at) == (
+        "Plan", acme.pk, False, made.created_at, None)
+    saved = Conversation(workspace=acme, title="Plan")
+    saved.save()
+    assert {f.attname for f in Conversation._meta.concrete_fields if getattr(stored, f.attname) != getattr(
+        Conversation.objects.get(pk=saved.pk), f.attname)} == {"id", "created_at", "updated_at"}
