@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from datetime import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -233,7 +234,15 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
                 value = now
             else:
                 value = field.get_default()
-            if value is None and field.null or type(value) is kind:
+            if value is None and field.null:
+                values.append(None)
+            elif kind is datetime:
+                if type(value) is datetime and value.tzinfo is not None:
+                    # An aware datetime: its field's preparation only hands it to the backend.
+                    values.append(connection.ops.adapt_datetimefield_value(value))
+                else:
+                    values.append(field.get_db_prep_save(value, connection))
+            elif type(value) is kind:
                 values.append(value)  # what get_db_prep_save would give back unchanged
             else:
                 values.append(field.get_db_prep_save(value, connection))
@@ -275,9 +284,12 @@ _PLAIN = ((models.BooleanField, bool), (models.FloatField, float), (models.Integ
 @functools.cache
 def _plain_type(field) -> type | None:
     """The Python type whose values `field` binds as they are (its get_db_prep_save only checks
-    them), or None when its values need preparing (dates, JSON, decimals, bytes...)."""
+    them), or None when its values need preparing (JSON, decimals, bytes...); `datetime` for a
+    date-time field, whose aware values go straight to the backend's adaptation."""
     if field.remote_field is not None:  # a foreign key binds what its target binds
         return _plain_type(field.target_field)
+    if isinstance(field, models.DateTimeField):
+        return datetime
     for cls, kind in _PLAIN:
         if isinstance(field, cls):
             return kind

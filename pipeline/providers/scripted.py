@@ -5,6 +5,7 @@ whatever order the steps run in, so a concurrent run is as deterministic as a se
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections import deque
@@ -71,6 +72,21 @@ class Script(BaseModel):
 
 
 def load_script(path: str | Path) -> Script:
+    """The script in the file at `path`; a file read before and unchanged since (same size and
+    modification time) is not parsed again (a run builds one provider per script, and a load
+    test or a demo runs the same script many times)."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise ScriptError(f"scripted file {path} does not exist") from None
+    except OSError as exc:
+        raise ScriptError(f"scripted file {path} cannot be read: {exc}") from None
+    return _parsed(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(path: str, size: int, mtime_ns: int) -> Script:
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

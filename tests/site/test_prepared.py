@@ -197,3 +197,24 @@ def test_insert_saves_a_new_instance_as_save_would():
     saved.save()
     assert {f.attname for f in Conversation._meta.concrete_fields if getattr(stored, f.attname) != getattr(
         Conversation.objects.get(pk=saved.pk), f.attname)} == {"id", "created_at", "updated_at"}
+
+
+def test_insert_rows_stores_values_exactly_as_the_orm_stores_them(runs):
+    """Compared column by column as the database holds them (not as Django reads them back): a
+    date, a JSON document, a boolean and a null written by insert_rows and by bulk_create."""
+    _, mine, _, at = runs
+    row = {"run_id": mine.pk, "type": "t", "data": {"b": [1, 2.5, None], "a": "é"}, "at": at, "hash": "h"}
+    insert_rows(RunEvent, [{**row, "seq": 20}])
+    RunEvent.objects.bulk_create([RunEvent(**row, seq=21)])
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT "data", "at", "hash" FROM "runs_runevent" WHERE "seq" IN (20, 21) ORDER BY "seq"')
+        ours, django = cursor.fetchall()
+    assert ours == django
+    steps = [{"run_id": mine.pk, "index": 7, "title": "T", "content_spec": "S", "badge": None, "released_at": at}]
+    insert_rows(Step, steps)
+    Step.objects.bulk_create([Step(**{**steps[0], "index": 8})])
+    with connection.cursor() as cursor:
+        cursor.execute('SELECT "status", "badge", "warnings", "released_at" FROM "runs_step" WHERE "index" IN (7, 8) '
+                       'ORDER BY "index"')
+        ours, django = cursor.fetchall()
+    assert ours == django
