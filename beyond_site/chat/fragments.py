@@ -5,12 +5,15 @@ sending one twice (a reconnect, a doorbell that raced a snapshot) changes nothin
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from django.db import DEFAULT_DB_ALIAS
 from django.template.loader import render_to_string
 
 from pipeline import events as ev
-from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, queued_view, run_view, tail_view
+from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
 from beyond_site.lib.prepared import Param, Prepared
-from beyond_site.runs.access import readable_run
+from beyond_site.runs.access import LIVE_FIELDS, readable_run
 from beyond_site.runs.models import Run, RunEvent
 
 Pushed = tuple[str, int, bool]
@@ -18,27 +21,52 @@ Pushed = tuple[str, int, bool]
 
 _HAS_EVENTS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by().values_list("id")[:1])
 _EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after")).order_by("seq")
-                         .only("seq", "type", "data"))
+                         .values_list("seq", "type", "data"))
+#: A tail's one read: the events after the page's last seq, each with the run's live fields, and
+#: only while the user may read the run (the condition of runs/access.py `readable_run`).
+_TAIL = Prepared(lambda: RunEvent.objects.filter(
+    run_id=Param("run_id"), seq__gt=Param("after"), run__workspace__memberships__user_id=Param("user_id"))
+    .order_by("seq").values_list("seq", "type", "data", *(f"run__{name}" for name in LIVE_FIELDS)))
+
+
+class NewEvent(NamedTuple):
+    """An event a page has not sent yet, as a tail reads it (no model instance: a tail reads a few
+    every time, and that is all it needs of them)."""
+
+    seq: int
+    type: str
+    data: dict
+
+    @property
+    def payload(self) -> ev.Payload:
+        return ev.load(self.type, self.data)
 
 
 def snapshot_for(user, run_id: int) -> Pushed | None:
     """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
     read in one trip to the database lane. A queued run with no event yet (what a page opened with
-    its submission usually finds) is drawn from the check's read, without reading the whole run;
-    the socket joined the run's group before these reads, so its first event still rings."""
+    its submission usually finds) is sent nothing: whatever drew the page (the submission, a
+    load of the conversation) drew it queued, and nothing has happened since. The socket joined
+    the run's group before these reads, so its first event still rings."""
     run = readable_run(user, run_id)
     if run is None:
         return None
     if run.status == Run.QUEUED and _HAS_EVENTS.first(run_id=run_id) is None:
-        return _state(queued_view(run)), 0, False
+        return "", 0, False
     return snapshot(run_id)
 
 
 def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
-    """`since`, when `user` may still read the run (None when not), in one trip; the check reads
-    the run's live fields, which the tail then uses."""
-    run = readable_run(user, run_id)
-    return since(run, last_seq) if run is not None else None
+    """`since`, when `user` may still read the run (None when not), in one trip. The new events
+    come with the run's live fields, which the tail uses, and only while the user may read the run;
+    when none come, the access check alone tells whether nothing is new or the user was removed."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    rows = _TAIL.rows(run_id=run_id, after=last_seq, user_id=user.pk)
+    if not rows:
+        return None if readable_run(user, run_id) is None else ("", last_seq, False)
+    run = Run.from_db(DEFAULT_DB_ALIAS, LIVE_FIELDS, rows[-1][3:])
+    return _since(run, [NewEvent(*row[:3]) for row in rows])
 
 
 def snapshot(run_id: int) -> Pushed:
@@ -55,9 +83,11 @@ WHOLE_RUN = ev.FINAL_TYPES | {ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_C
 def since(run: Run, last_seq: int) -> Pushed:
     """(fragments for what changed after `last_seq`, new last seq, finished?). `run` is the run's
     row as just read (its live fields at least)."""
-    new = _EVENTS_AFTER.instances(run_id=run.pk, after=last_seq)
-    if not new:
-        return "", last_seq, False
+    new = [NewEvent(*row) for row in _EVENTS_AFTER.rows(run_id=run.pk, after=last_seq)]
+    return _since(run, new) if new else ("", last_seq, False)
+
+
+def _since(run: Run, new: list[NewEvent]) -> Pushed:
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
     rv = run_view(run.pk) if types & WHOLE_RUN or run.research else tail_view(run, new)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from pipeline import events as ev
@@ -11,6 +12,21 @@ from beyond_site.chat import fragments
 from beyond_site.runs.models import Run
 from beyond_site.runs.services import claim_run
 from tests.site.chat_support import brief_ready, new_run, record, released, workspace_with
+
+
+def member_page(user, run) -> str:
+    client = Client()
+    client.force_login(user)
+    return client.get(f"/w/{run.workspace.slug}/c/{run.conversation_id}/").content.decode()
+
+
+def fragment(html: str, element_id: str, oob: bool = False) -> str:
+    """The element with `element_id` in `html`, as the page would have it (without the out-of-band mark)."""
+    start = html.index(f'id="{element_id}"')
+    start = html.rindex("<", 0, start)
+    tag = html[start + 1:html.index(" ", start)]
+    end = html.index(f"</{tag}>", start) + len(tag) + 3
+    return html[start:end].replace(' hx-swap-oob="true"', "") if oob else html[start:end]
 
 pytestmark = pytest.mark.django_db
 
@@ -28,11 +44,11 @@ def tail(user, run, last_seq):
     return pushed, len(queries)
 
 
-def test_a_tail_reads_the_check_with_the_run_the_new_events_and_the_steps(running, alice):
+def test_a_tail_reads_the_new_events_with_the_check_and_the_run_then_the_steps(running, alice):
     last = running.events.order_by("-seq").first().seq
     rows = record(running, Event(ev.StepRendering(step=2, attempt=1, total=6)), released(2, "Second part."))
     (html, seq, finished), queries = tail(alice, running, last)
-    assert queries == 3
+    assert queries == 2
     assert seq == rows[-1].seq and not finished
     assert f'id="run-{running.pk}-step-2"' in html and "Second part." in html
     assert "First part." not in html  # only the step that changed
@@ -44,8 +60,15 @@ def test_nothing_new_costs_the_check_and_one_read(running, alice):
     assert tail(alice, running, last) == (("", last, False), 2)
 
 
-def test_a_non_member_gets_nothing_after_one_query(running, bob):
-    assert tail(bob, running, 0) == (None, 1)
+def test_a_non_member_gets_nothing(running, bob):
+    assert tail(bob, running, 0) == (None, 2)  # no event for them, and the check says why
+
+
+def test_a_member_removed_mid_run_gets_nothing_more(running, alice):
+    last = running.events.order_by("-seq").first().seq
+    record(running, released(2, "Second part."))
+    running.workspace.memberships.filter(user=alice).delete()
+    assert tail(alice, running, last)[0] is None
 
 
 def test_the_brief_draws_every_planned_step_without_reading_the_whole_run(alice):
@@ -53,7 +76,7 @@ def test_the_brief_draws_every_planned_step_without_reading_the_whole_run(alice)
     started = record(run, Event(ev.RunStarted(topology={}, offline=False)))
     record(run, brief_ready(4))
     (html, _, finished), queries = tail(alice, run, started[-1].seq)
-    assert queries == 3 and not finished
+    assert queries == 2 and not finished
     assert f'id="run-{run.pk}-steps"' in html
     assert [f'id="run-{run.pk}-step-{k}"' in html for k in range(1, 5)] == [True] * 4
     assert "Brief ready: 4 steps to draft" in html
@@ -65,20 +88,19 @@ def snapshot(user, run):
     return pushed, len(queries)
 
 
-def test_the_snapshot_of_a_run_that_has_not_started_draws_it_queued_without_reading_the_whole_run(alice, bob):
+@pytest.mark.parametrize("research", [False, True])
+def test_a_run_that_has_not_started_sends_nothing_the_page_does_not_already_show(alice, bob, research):
+    """Whatever drew the page drew the run queued: the submission's answer, or a load of the
+    conversation (both from the same run view); the socket has nothing to add until an event."""
     run = new_run(workspace_with(member=alice), alice)
-    (html, seq, finished), queries = snapshot(alice, run)
-    assert (seq, finished) == (0, False) and f'id="run-{run.pk}-progress"' in html and "Queued" in html
-    assert queries == 2  # the check with the run's live fields, and whether it has any event
-    assert html == fragments.snapshot(run.pk)[0]  # what reading the whole run draws
+    Run.objects.filter(pk=run.pk).update(research=research)
+    assert snapshot(alice, run) == (("", 0, False), 2)  # the check with the live fields, any event?
+    page = member_page(alice, run)
+    drawn = fragments.snapshot(run.pk)[0]  # the queued state, as reading the whole run draws it
+    assert 'data-run-status="running"' in page and "Queued: starting soon" in page
+    for part in ("progress", "steps", "recap", "sources"):
+        assert fragment(drawn, f"run-{run.pk}-{part}", oob=True) == fragment(page, f"run-{run.pk}-{part}")
     assert snapshot(bob, run) == (None, 1)
-
-
-def test_the_snapshot_of_a_research_run_that_has_not_started_is_drawn_as_the_whole_read_draws_it(alice):
-    run = new_run(workspace_with(member=alice), alice)
-    Run.objects.filter(pk=run.pk).update(research=True)
-    (html, seq, finished), queries = snapshot(alice, run)
-    assert queries == 2 and html == fragments.snapshot(run.pk)[0]
 
 
 @pytest.mark.parametrize("claimed", [True, False])
