@@ -5,10 +5,12 @@ sending one twice (a reconnect, a doorbell that raced a snapshot) changes nothin
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
-from django.template.loader import render_to_string
+from django.template.loader import get_template
 
 from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
@@ -122,4 +124,15 @@ def _state(rv: RunView) -> str:
 
 
 def _render(template: str, rv: RunView, **extra) -> str:
-    return render_to_string(template, {"rv": rv, "oob": True, **extra})
+    return _template(template).render({"rv": rv, "oob": True, **extra})
+
+
+@functools.lru_cache(maxsize=16)
+def _found(name: str):
+    return get_template(name)
+
+
+def _template(name: str):
+    """The compiled template: finding it through the loaders again cost more than rendering a step
+    (templates are read again at every render while DEBUG is on, so that edits show)."""
+    return get_template(name) if settings.DEBUG else _found(name)
