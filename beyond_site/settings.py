@@ -94,6 +94,14 @@ TEMPLATES = [
             ],
         },
     },
+    {
+        # The run fragments only (what a live page is sent at each event): beyond_site/chat/jinja.py.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "fragments",
+        "DIRS": [BASE_DIR / "templates" / "jinja2"],
+        "APP_DIRS": False,
+        "OPTIONS": {"environment": "beyond_site.chat.jinja.environment"},
+    },
 ]
 
 DATABASES = {"default": dj_database_url.parse(os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"))}

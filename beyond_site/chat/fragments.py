@@ -1,4 +1,5 @@
-"""HTML fragments pushed over a run's websocket: out-of-band swaps keyed by stable element ids.
+"""HTML fragments pushed over a run's websocket: out-of-band swaps keyed by stable element ids
+(templates/jinja2/chat/, rendered by the Jinja2 environment of chat/jinja.py).
 
 Every fragment is rendered from the current database state, not from the event's payload, so
 sending one twice (a reconnect, a doorbell that raced a snapshot) changes nothing.
@@ -10,7 +11,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
-from django.template.loader import get_template
+from django.template import engines
 
 from pipeline import events as ev
 from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
@@ -127,12 +128,12 @@ def _render(template: str, rv: RunView, **extra) -> str:
     return _template(template).render({"rv": rv, "oob": True, **extra})
 
 
+def _template(name: str):
+    """The compiled fragment (templates/jinja2/chat/, chat/jinja.py), found once (an edited one is
+    found again while DEBUG is on, so that edits show)."""
+    return engines["fragments"].get_template(name) if settings.DEBUG else _found(name)
+
+
 @functools.lru_cache(maxsize=16)
 def _found(name: str):
-    return get_template(name)
-
-
-def _template(name: str):
-    """The compiled template: finding it through the loaders again cost more than rendering a step
-    (templates are read again at every render while DEBUG is on, so that edits show)."""
-    return get_template(name) if settings.DEBUG else _found(name)
+    return engines["fragments"].get_template(name)

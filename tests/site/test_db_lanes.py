@@ -10,6 +10,10 @@ import pytest
 
 from beyond_site.lib.db import db
 
+# The lanes' threads are the process's own, kept from test to test: each call checks their
+# connections (close_old_connections), which the database guard of pytest-django must allow.
+pytestmark = pytest.mark.django_db(transaction=True)
+
 
 async def test_a_call_runs_on_its_lane_and_a_blocked_lane_holds_up_no_other():
     release = threading.Event()

@@ -1,4 +1,6 @@
 from django import template
+from django.template import engines
+from django.utils.safestring import mark_safe
 
 from beyond_site.runs.wording import OFFLINE_TIP
 
@@ -16,3 +18,13 @@ def run_status_label(status: str) -> str:
 @register.simple_tag
 def offline_tip() -> str:
     return OFFLINE_TIP
+
+
+@register.simple_tag(takes_context=True)
+def run_article(context, rv):
+    """The run's article in a page drawn by Django's templates: the fragment the live page is
+    sent at the run's end (templates/jinja2/chat/_run.html, see chat/jinja.py), with this page's
+    reader (who may stop the run)."""
+    article = engines["fragments"].get_template("chat/_run.html")
+    return mark_safe(article.render({"rv": rv, "oob": False, "can_write": context.get("can_write"),  # noqa: S308
+                                     "membership": context.get("membership"), "request": context.get("request")}))
