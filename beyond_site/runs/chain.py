@@ -67,7 +67,8 @@ def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_ha
 
 
 _RUN_HEAD = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq", "hash")[:1])
-_LOCK_WORKSPACE = Prepared(lambda: Workspace.objects.select_for_update(no_key=True).filter(pk=Param("pk")).values_list("pk"))
+_LOCK_WORKSPACE = Prepared(lambda: Workspace.objects.select_for_update(no_key=True).filter(pk=Param("pk")).order_by()
+                          .values_list("pk"))
 _LEDGER_HEAD = Prepared(lambda: WorkspaceLedger.objects.filter(workspace_id=Param("workspace_id")).order_by("-seq")
                         .values_list("seq", "hash")[:1])
 
