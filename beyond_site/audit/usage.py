@@ -147,8 +147,13 @@ def _roles_in(report) -> list[str]:
     return [r for r in ROLES if r in report.by_role] + sorted(r for r in report.by_role if r not in ROLES)
 
 
-def months_shown(report, start_day: date, end_day: date) -> list[date]:
-    months, month = [], _month_start(start_day)
+def months_shown(report, start_day: date, end_day: date, since: date | None = None) -> list[date]:
+    """The months of the chart, from `start_day`'s, or from `since`'s when later (the workspace's
+    creation: no month before it can have a call) unless a call is on record earlier."""
+    first = start_day
+    if since is not None:
+        first = max(start_day, min([since, *report.by_month]))
+    months, month = [], _month_start(first)
     while month <= end_day and len(months) <= MONTHS_DRAWN_MAX:
         months.append(month)
         month = _month_start(month + timedelta(days=31))
@@ -225,7 +230,8 @@ def usage_page(request, slug: str):
         "total_rows": [tally_row("All calls", report.total)],
         "by_role": [tally_row(role, report.by_role[role]) for role in _roles_in(report)],
         "by_model": [tally_row(model, tally) for model, tally in sorted(report.by_model.items())],
-        "cost_month": cost_by_month(report, months_shown(report, filters["start_day"], filters["end_day"])),
+        "cost_month": cost_by_month(report, months_shown(report, filters["start_day"], filters["end_day"],
+                                                         since=timezone.localdate(workspace.created_at))),
         "tokens_model": tokens_by_model(report), "runs_status": runs_by_status(report),
         "steps_badge": steps_by_badge(report),
     })

@@ -39,6 +39,9 @@ async def stop(request, slug, run_id):
 
 
 ALREADY_AGAIN = "This run was already run again: the new run is further down."
+#: Run again's idempotency keys ("again-<run id>": one new run per run, whoever clicks); a
+#: submitted form's keys never start so (chat/views.py refuses one that does).
+AGAIN_KEY_PREFIX = "again-"
 
 
 def _again_from_form(request, slug, run_id):
@@ -49,7 +52,7 @@ def _again_from_form(request, slug, run_id):
     try:
         # A run is run again once, whoever asks: a double click, or two members clicking at once,
         # start one new run (a new run that fails has its own Run again).
-        run, created = run_again(earlier, user=request.user, idempotency_key=f"again-{earlier.pk}")
+        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}")
     except (NotRetryable, ConversationDeleted) as exc:
         return notice_only(request, str(exc)), None
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created

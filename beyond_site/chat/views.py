@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
 from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import queued_view, run_views
+from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.signed_in import login_required_async
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
@@ -154,6 +155,8 @@ def _start_from_form(request, slug):
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
     if has_nul(task, key, request.POST.get("conversation")):
         return bad_request(request, NUL_REFUSED), None
+    if key and key.startswith(AGAIN_KEY_PREFIX):  # Run again's own keys: a form never makes one
+        return bad_request(request, "This form's key is not one this page made: reload the page."), None
     if not task:
         return notice_only(request, "Write a task first.", form_key=key), None
     if len(task) > MAX_TASK_CHARS:

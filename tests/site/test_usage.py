@@ -18,6 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from beyond_site.runs.models import ModelCall, Run, Step
+from beyond_site.workspaces.models import Workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -252,6 +253,22 @@ def test_the_default_range_is_the_last_twelve_months(client, people, acme):
     assert found["usage-total"]["All calls"][:2] == ["1", "7"]
     months = [m for m in found["chart-cost-month-table"] if m != "Month"]
     assert months[0] == "2025-12" and months[-1] == "2026-11" and len(months) == 12
+
+
+def test_the_chart_starts_at_the_workspaces_creation_unless_calls_are_on_record_before(client, people, acme):
+    Workspace.objects.filter(pk=acme.pk).update(created_at=at("2026-09-02"))
+    run = make_run(acme, "2026-10-05", Run.COMPLETED)
+    make_call(run, "2026-10-05", "executor", "model-a", (1, 1, 0, 0, 0), 0.01, "reported")
+    client.force_login(people["auditor"])
+
+    def months():
+        with mock.patch("django.utils.timezone.now", return_value=at("2026-11-15")):
+            return [m for m in tables(client.get(PAGE))["chart-cost-month-table"] if m != "Month"]
+
+    assert months() == ["2026-09", "2026-10", "2026-11"]  # not the year before the workspace existed
+    earlier = make_run(acme, "2026-06-20", Run.COMPLETED)  # e.g. a history copied in from elsewhere
+    make_call(earlier, "2026-06-20", "executor", "model-a", (1, 1, 0, 0, 0), 0.01, "reported")
+    assert months()[0] == "2026-06" and len(months()) == 6
 
 
 @pytest.mark.parametrize("url", [PAGE, CSV_URL])

@@ -145,6 +145,15 @@ def test_a_run_is_run_again_once_whoever_clicks_and_however_often(members, alice
     assert f'id="run-again-{old.pk}"' not in page and f'id="run-{new.pk}"' in page
 
 
+def test_a_task_posted_with_run_agains_own_key_is_refused_and_run_again_still_works(members, alice, tmp_path):
+    old = failed_run(members, alice, tmp_path)
+    posted = client_for(alice).post(reverse("chat:send", args=["acme"]), {
+        "message": "Taking the key", "idempotency_key": f"again-{old.pk}"}, HTTP_HX_REQUEST="true")
+    assert posted.status_code == 400 and not Run.objects.filter(task="Taking the key").exists()
+    client_for(alice).post(reverse("chat:run_again", args=["acme", old.pk]), HTTP_HX_REQUEST="true")
+    assert Run.objects.get(retry_of=old).idempotency_key == f"again-{old.pk}"
+
+
 def test_run_again_is_refused_for_a_run_already_run_again_and_over_a_budget(members, alice, tmp_path):
     from beyond_site.workspaces import services
 
