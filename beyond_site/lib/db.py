@@ -22,6 +22,7 @@ neither: they take their arguments and touch only the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from concurrent.futures import ThreadPoolExecutor
 
@@ -63,7 +64,9 @@ def db(func, lane: str = "runs"):
         try:
             return await asyncio.shield(running)
         except asyncio.CancelledError:
-            await asyncio.wait([running])
+            while not running.done():  # cancelled again meanwhile: still wait for the call
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait([running])
             raise
 
     return on_lane

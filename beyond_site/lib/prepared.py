@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
+from django.db.transaction import TransactionManagementError
 from django.db.models import Expression, Model, QuerySet
 from django.db.models.constants import OnConflict
 from django.db.models.query import get_related_populators
@@ -73,6 +74,8 @@ class _Compiled:
     attnames: tuple[str, ...] = ()
     related: tuple = ()
     annotations: tuple[tuple[str, int], ...] = ()
+    #: A locking read (select_for_update): as with the ORM, only inside a transaction.
+    locks: bool = False
 
 
 def _bind(compiled: _Compiled, values: dict, connection) -> list:
@@ -85,6 +88,9 @@ def _bind(compiled: _Compiled, values: dict, connection) -> list:
             bound.append(p)
         elif p.prepare_as is not None:
             bound.append(p.prepare_as.get_db_prep_save(values[p.name], connection))
+        elif values[p.name] is None:
+            # "= NULL" matches nothing where the ORM would write "IS NULL": refuse rather than miss.
+            raise TypeError(f"{p.name}: a prepared filter cannot compare with None")
         else:
             bound.append(values[p.name])
     return bound
@@ -122,18 +128,22 @@ class Prepared(_OncePerAlias):
         sql, params = compiler.as_sql()
         columns = [s[0] for s in compiler.select[:compiler.col_count]]
         converters = compiler.get_converters(columns)
+        locks = bool(query.select_for_update and connections[alias].features.has_select_for_update)
         if query.values_select or not compiler.klass_info:
-            return _Compiled(sql, tuple(params), converters)
+            return _Compiled(sql, tuple(params), converters, locks=locks)
         info = compiler.klass_info
         start, end = info["select_fields"][0], info["select_fields"][-1] + 1
         return _Compiled(sql, tuple(params), converters, model=info["model"], span=(start, end),
                          attnames=tuple(col.target.attname for col in columns[start:end]),
                          related=tuple(get_related_populators(info, compiler.select, alias)),
-                         annotations=tuple((compiler.annotation_col_map or {}).items()))
+                         annotations=tuple((compiler.annotation_col_map or {}).items()), locks=locks)
 
     def rows(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list[tuple]:
         compiled = self.compiled(using)
         connection = connections[using]
+        if compiled.locks and connection.get_autocommit():
+            # The ORM checks this when it compiles, which a prepared query does once.
+            raise TransactionManagementError("select_for_update cannot be used outside of a transaction.")
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, _bind(compiled, values, connection))
             rows = cursor.fetchall()
@@ -209,11 +219,12 @@ _insert_sql: dict[tuple, str] = {}
 
 
 def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = False,
-                ignore_conflicts: bool = False, using: str = DEFAULT_DB_ALIAS) -> list[int]:
-    """Insert `rows` ({attname: value}) in one statement per batch the database allows, as
-    `bulk_create` would (fields left out take their defaults; auto_now fields the time), without
-    making a model instance of each. Returns the new primary keys, in order, when `returning`;
-    `ignore_conflicts` skips the rows a unique constraint refuses (and returns no keys)."""
+                ignore_conflicts: bool = False, using: str = DEFAULT_DB_ALIAS, now: datetime | None = None) -> list[int]:
+    """Insert `rows` ({attname: value}, the same keys in each) in one statement per batch the
+    database allows, as `bulk_create` would (fields left out take their defaults; auto_now fields
+    the time, `now`), without making a model instance of each. Returns the new primary keys, in
+    order, when `returning`; `ignore_conflicts` skips the rows a unique constraint refuses (and
+    returns no keys). A key that names no column is an error, not a column left to its default."""
     if returning and ignore_conflicts:
         raise ValueError("the rows a conflict skipped have no key to return")
     rows = list(rows)
@@ -221,17 +232,22 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
         return []
     connection = connections[using]
     meta = model._meta
-    fields = [f for f in meta.concrete_fields if not f.primary_key or f.attname in rows[0]]
-    now = timezone.now()
+    keys = rows[0].keys()
+    unknown = keys - {f.attname for f in meta.concrete_fields}
+    if unknown or any(row.keys() != keys for row in rows):
+        raise TypeError(f"rows for {meta.label} must name the same columns, and only columns"
+                        + (f" (not {sorted(unknown)})" if unknown else ""))
+    fields = [f for f in meta.concrete_fields if not f.primary_key or f.attname in keys]
+    now = now or timezone.now()
     plain = [_plain_type(field) for field in fields]
     prepared = []
     for row in rows:
         values = []
         for field, kind in zip(fields, plain):
-            if field.attname in row:
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                value = now  # as save() and bulk_create set them, whatever the row says
+            elif field.attname in row:
                 value = row[field.attname]
-            elif getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-                value = now
             else:
                 value = field.get_default()
             if value is None and field.null:
@@ -247,6 +263,8 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
             else:
                 values.append(field.get_db_prep_save(value, connection))
         prepared.append(values)
+    if returning and not connection.features.can_return_rows_from_bulk_insert:
+        return _insert_one_by_one(connection, using, model, fields, prepared)  # SQLite before 3.35
     batch = connection.ops.bulk_batch_size(fields, prepared) or len(prepared)
     ids: list[int] = []
     with connection.cursor() as cursor:
@@ -256,6 +274,15 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
                            [value for values in chunk for value in values])
             if returning:
                 ids += [row[0] for row in cursor.fetchall()]
+    return ids
+
+
+def _insert_one_by_one(connection, using: str, model, fields, prepared: list[list]) -> list[int]:
+    ids = []
+    with connection.cursor() as cursor:
+        for values in prepared:
+            cursor.execute(_insert(connection, using, model, fields, 1, False, False), values)
+            ids.append(connection.ops.last_insert_id(cursor, model._meta.db_table, model._meta.pk.column))
     return ids
 
 
@@ -272,7 +299,7 @@ def insert(obj: Model, *, using: str = DEFAULT_DB_ALIAS) -> Model:
         if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
             setattr(obj, field.attname, now)
         row[field.attname] = getattr(obj, field.attname)
-    [obj.pk] = insert_rows(type(obj), [row], returning=True, using=using)
+    [obj.pk] = insert_rows(type(obj), [row], returning=True, using=using, now=now)
     obj._state.adding, obj._state.db = False, using
     return obj
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
 from django.utils import timezone
 
 from pipeline import events as ev
@@ -154,8 +154,10 @@ class EventRecorder:
             at = timezone.now()
             self.head = chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at)
             rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type, data=data, at=at, hash=self.head))
-        insert_rows(RunEvent, ({"run_id": self.run.pk, "seq": row.seq, "type": row.type, "data": row.data,
-                                "at": row.at, "hash": row.hash} for row in rows))
+        ids = insert_rows(RunEvent, ({"run_id": self.run.pk, "seq": row.seq, "type": row.type, "data": row.data,
+                                      "at": row.at, "hash": row.hash} for row in rows), returning=True)
+        for row, pk in zip(rows, ids):  # the rows as the database holds them, saved
+            row.pk, row._state.adding, row._state.db = pk, False, DEFAULT_DB_ALIAS
         self._pending = _Pending()
         for row in rows:
             handler = getattr(self, f"_on_{row.type}", None)

@@ -54,3 +54,20 @@ async def test_a_cancelled_caller_hears_of_it_once_the_call_is_over():
 def test_an_unknown_lane_is_refused():
     with pytest.raises(ValueError):
         db(print, lane="elsewhere")
+
+
+async def test_a_caller_cancelled_twice_still_hears_of_it_only_once_the_call_is_over():
+    done = []
+
+    def slow():
+        time.sleep(0.4)
+        done.append(True)
+
+    task = asyncio.create_task(db(slow)())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    await asyncio.sleep(0.05)
+    task.cancel()  # while it waits for the call
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert done

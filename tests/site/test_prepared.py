@@ -218,3 +218,52 @@ def test_insert_rows_stores_values_exactly_as_the_orm_stores_them(runs):
                        'ORDER BY "index"')
         ours, django = cursor.fetchall()
     assert ours == django
+
+
+def test_a_none_in_a_filter_is_refused_rather_than_matching_nothing(runs):
+    by_key = Prepared(lambda: Run.objects.filter(idempotency_key=Param("key")).values_list("pk"))
+    with pytest.raises(TypeError, match="None"):
+        by_key.rows(key=None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_outside_a_transaction_is_refused_as_the_orm_refuses_it():
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    run = Run.objects.create(workspace=acme, task="T", topology={})
+    locked = Prepared(lambda: Run.objects.select_for_update().filter(pk=Param("pk")).values_list("status"))
+    with transaction.atomic():
+        locked.first(pk=run.pk)  # compiled inside one
+    if connection.features.has_select_for_update:  # PostgreSQL; SQLite locks the whole database anyway
+        with pytest.raises(transaction.TransactionManagementError):
+            locked.first(pk=run.pk)
+    else:
+        assert locked.first(pk=run.pk) == (Run.QUEUED,)
+
+
+def test_insert_rows_refuses_a_key_that_names_no_column_and_rows_that_differ(runs):
+    _, mine, _, at = runs
+    row = {"run_id": mine.pk, "index": 1, "title": "T", "content_spec": "S"}
+    with pytest.raises(TypeError, match="contnet"):
+        insert_rows(Step, [{**row, "contnet": "x"}])
+    with pytest.raises(TypeError):
+        insert_rows(Step, [row, {**row, "index": 2, "badge": "passed"}])
+    assert not Step.objects.filter(run=mine).exists()
+
+
+def test_insert_rows_sets_auto_now_fields_whatever_the_row_says_as_bulk_create_does():
+    acme = Workspace.objects.create(slug="acme", name="Acme")
+    long_ago = timezone.now() - dt.timedelta(days=400)
+    [pk] = insert_rows(Workspace, [{"slug": "old", "name": "Old", "created_at": long_ago}], returning=True)
+    assert Workspace.objects.get(pk=pk).created_at > long_ago + dt.timedelta(days=399) and acme.pk != pk
+
+
+def test_without_returning_rows_the_keys_come_one_insert_at_a_time(runs, monkeypatch):
+    """SQLite before 3.35 has no RETURNING (PostgreSQL always has it, and is left as it is)."""
+    _, mine, _, _ = runs
+    if connection.vendor == "postgresql":
+        assert connection.features.can_return_rows_from_bulk_insert
+    else:
+        monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert", False)
+    rows = [{"run_id": mine.pk, "index": i, "title": f"P{i}", "content_spec": "S"} for i in (1, 2, 3)]
+    ids = insert_rows(Step, rows, returning=True)
+    assert [Step.objects.get(pk=pk).index for pk in ids] == [1, 2, 3]

@@ -47,6 +47,9 @@ def test_a_batch_is_recorded_in_order_with_the_rows_it_introduces(claimed):
     batch = [Event(ev.BriefReady(brief=scripting.brief(3))), *step_events(1), *step_events(2), *step_events(3)]
     recorded = recorder.record_many(batch)
     assert [row.seq for row in recorded.rows] == list(range(1, 14))
+    assert [row.pk for row in recorded.rows] == list(RunEvent.objects.filter(run=claimed).order_by("seq")
+                                                     .values_list("pk", flat=True))
+    assert not any(row._state.adding for row in recorded.rows)  # saved rows, not rows to insert
     assert list(RunEvent.objects.filter(run=claimed).order_by("seq").values_list("type", flat=True)) == \
         [event.type for event in batch]
     assert Verdict.objects.filter(attempt__step__run=claimed).count() == 3
