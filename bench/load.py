@@ -248,6 +248,9 @@ def main() -> int:
     parser.add_argument("--profile-what", choices=["gil", "cpu", "wall"], default="gil",
                         help="with --profile: the thread holding the GIL (default), every thread on a CPU (Python "
                         "or not: SQLite, the kernel), or every thread whether it runs or waits")
+    parser.add_argument("--profile-rate", type=int, default=100, help="with --profile: samples a second")
+    parser.add_argument("--profile-seconds", type=int, help="with --profile: record only this many seconds from "
+                        "the submissions on (the burst of submissions and run starts, say)")
     parser.add_argument("--floor", action="store_true", help="the cost of an HTTP request alone: each member posts an "
                         "empty task, which the form refuses before anything is written (no run, no websocket)")
     parser.add_argument("--keep", action="store_true", help="keep the SQLite database and the server's log")
@@ -296,8 +299,8 @@ def main() -> int:
             at_start.extend(proc_usage(p.pid) for p in procs)
             if args.profile:
                 spy.append(subprocess.Popen(["py-spy", "record", "-p", str(procs[0].pid), "-o", args.profile,
-                                             "-r", "100", "--nonblocking", *{"gil": ["--gil"], "cpu": [], "wall": ["--idle"]}[args.profile_what],
-                                             "--threads", "--format", "raw", "-d", str(int(args.timeout))], stdout=subprocess.DEVNULL))
+                                             "-r", str(args.profile_rate), "--nonblocking", *{"gil": ["--gil"], "cpu": [], "wall": ["--idle"]}[args.profile_what],
+                                             "--threads", "--format", "raw", "-d", str(args.profile_seconds or int(args.timeout))], stdout=subprocess.DEVNULL))
 
         Member.floor = args.floor
         client_before = time.process_time()

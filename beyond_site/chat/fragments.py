@@ -47,14 +47,14 @@ class NewEvent(NamedTuple):
 
 def snapshot_for(user, run_id: int) -> Pushed | None:
     """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
-    read in one trip to the database lane. A queued run with no event yet (what a page opened with
-    its submission usually finds) is sent nothing: whatever drew the page (the submission, a
-    load of the conversation) drew it queued, and nothing has happened since. The socket joined
+    read in one trip to the database lane. A run queued or claimed with no event yet (what a page
+    opened with its submission usually finds) is sent nothing: whatever drew the page (the
+    submission, a load of the conversation) drew it as it is, and nothing has happened since. The socket joined
     the run's group before these reads, so its first event still rings."""
     run = readable_run(user, run_id)
     if run is None:
         return None
-    if run.status == Run.QUEUED and _HAS_EVENTS.first(run_id=run_id) is None:
+    if run.status in (Run.QUEUED, Run.RUNNING) and _HAS_EVENTS.first(run_id=run_id) is None:
         return "", 0, False
     return snapshot(run_id)
 

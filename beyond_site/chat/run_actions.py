@@ -13,7 +13,7 @@ from beyond_site.lib.signed_in import login_required_async
 from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.services import (ConversationDeleted, NotRetryable, may_stop, request_stop, ring_doorbell,
-                                       ring_stop_bell, run_again, schedule_run)
+                                       ring_stop_bell, run_again, StartHere)
 from beyond_site.workspaces import access
 
 
@@ -44,28 +44,29 @@ ALREADY_AGAIN = "This run was already run again: the new run is further down."
 AGAIN_KEY_PREFIX = "again-"
 
 
-def _again_from_form(request, slug, run_id):
+def _again_from_form(request, slug, run_id, start: StartHere | None):
     membership = access.require_membership(request, slug, access.WRITE)
     earlier = require_run(request, slug, run_id, access.WRITE)
     if earlier.retries.exists():
-        return notice_only(request, ALREADY_AGAIN), None
+        return notice_only(request, ALREADY_AGAIN)
     try:
         # A run is run again once, whoever asks: a double click, or two members clicking at once,
         # start one new run (a new run that fails has its own Run again).
-        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}")
+        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}",
+                                 start=start)
     except (NotRetryable, ConversationDeleted) as exc:
-        return notice_only(request, str(exc)), None
+        return notice_only(request, str(exc))
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
         response = notice_only(request, f"Not started: {exc.message}")
         response.status_code = 429
-        return response, None
+        return response
     if not request.htmx:
-        return redirect("chat:conversation", slug, run.conversation_id), (run.pk if created else None)
+        return redirect("chat:conversation", slug, run.conversation_id)
     if not created:
-        return notice_only(request, ALREADY_AGAIN), None
+        return notice_only(request, ALREADY_AGAIN)
     ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True, "earlier": earlier,
            "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)}}
-    return render(request, "chat/_again.html", ctx), run.pk
+    return render(request, "chat/_again.html", ctx)
 
 
 
@@ -73,7 +74,4 @@ def _again_from_form(request, slug, run_id):
 @require_POST
 async def again(request, slug, run_id):
     """Run a failed, halted or stopped run's task again, as a new run in the same conversation."""
-    response, new_run = await sync_to_async(_again_from_form)(request, slug, run_id)
-    if new_run is not None:
-        schedule_run(new_run)
-    return response
+    return await sync_to_async(_again_from_form)(request, slug, run_id, StartHere.for_request())

@@ -29,7 +29,7 @@ from beyond_site.lib.signed_in import login_required_async
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.runs.budgets import BudgetRefused
-from beyond_site.runs.services import ConversationDeleted, schedule_run, start_run
+from beyond_site.runs.services import ConversationDeleted, StartHere, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Document, Message
@@ -148,35 +148,35 @@ def _unfinished_before(run: Run) -> bool:
                               pk__lt=run.pk).exists()
 
 
-def _start_from_form(request, slug):
-    """The sync half of `send`: check, store, and queue. Returns (response, run_id to schedule)."""
+def _start_from_form(request, slug, start: StartHere | None):
+    """The sync half of `send`: check, store, and start (`StartHere`: at the commit, from this thread)."""
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
     if has_nul(task, key, request.POST.get("conversation")):
-        return bad_request(request, NUL_REFUSED), None
+        return bad_request(request, NUL_REFUSED)
     if key and key.startswith(AGAIN_KEY_PREFIX):  # Run again's own keys: a form never makes one
-        return bad_request(request, "This form's key is not one this page made: reload the page."), None
+        return bad_request(request, "This form's key is not one this page made: reload the page.")
     if not task:
-        return notice_only(request, "Write a task first.", form_key=key), None
+        return notice_only(request, "Write a task first.", form_key=key)
     if len(task) > MAX_TASK_CHARS:
         return notice_only(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
-                                "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key), None
+                                "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key)
     try:
         posted = _conversation_for(membership, request.POST.get("conversation"))
     except BadInput as exc:
-        return bad_request(request, str(exc)), None
+        return bad_request(request, str(exc))
     title_before = posted.title if posted else None
     research = research_state(posted, membership.workspace)["available"] and request.POST.get("research") == "on"
     try:
         run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
-                                 idempotency_key=key, research=research)
+                                 idempotency_key=key, research=research, start=start)
     except ConversationDeleted as exc:
-        return notice_only(request, str(exc), form_key=key), None
+        return notice_only(request, str(exc), form_key=key)
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
         response = notice_only(request, f"Not started: {exc.message}", form_key=key)
         response.status_code = 429
-        return response, None
+        return response
     conversation = run.conversation
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered
@@ -185,7 +185,7 @@ def _start_from_form(request, slug):
     renamed = posted is not None and title_before != conversation.title
     url = _chat_url(slug, conversation)
     if not request.htmx:
-        return redirect(url), (run.pk if created else None)
+        return redirect(url)
     ctx = _page_context(membership, conversation)
     # The side list changes only with a new conversation or a new name. Shown as the first page of
     # all conversations, it gets the new item alone ("item"); a search, a later page or a new name
@@ -199,17 +199,14 @@ def _start_from_form(request, slug):
                sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url
-    return response, (run.pk if created else None)
+    return response
 
 
 @login_required_async
 @require_POST
 async def send(request, slug):
     """Start a run for the typed task and answer at once with its (live) fragment."""
-    response, run_id = await sync_to_async(_start_from_form)(request, slug)
-    if run_id is not None:
-        schedule_run(run_id)
-    return response
+    return await sync_to_async(_start_from_form)(request, slug, StartHere.for_request())
 
 
 MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more

@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import logging
 import os
 
@@ -88,15 +89,45 @@ _BY_KEY = Prepared(lambda: Run.objects.filter(workspace_id=Param("workspace_id")
                    .order_by()[:1])
 
 
+@dataclasses.dataclass(frozen=True)
+class StartHere:
+    """Embedded mode: how a request starts the run it creates. The run is created already claimed
+    by this process, and its execution is handed to the event loop the moment the transaction
+    that creates it commits, from the request's own thread: no trip through the runs' database
+    lane to claim it (under a burst of submissions that lane is the queue every run's start waits
+    in), and no wait for the response to be rendered. A client that leaves mid-request does not
+    keep its run from starting: the hand-off happens in the thread, which finishes its work."""
+    owner: str
+    loop: asyncio.AbstractEventLoop
+
+    @classmethod
+    def for_request(cls) -> StartHere | None:
+        """Call on the event loop; None in the scaled mode, where a worker claims the run's job."""
+        return cls(runner_identity(), asyncio.get_running_loop()) if settings.BEYOND_RUN_IN_PROCESS else None
+
+    def hand_off(self, run_id: int) -> None:
+        """At the commit, in the request's thread: read what the run needs to start (here, not in
+        the runs' lane, where under load it would wait behind the other runs' writes, and the run
+        with it), then give the run to the event loop. A read that fails fails the run there."""
+        try:
+            start: Starting | Exception = _starting(run_id)
+        except Exception as exc:
+            start = exc
+        self.loop.call_soon_threadsafe(_execute_claimed, run_id, self.owner, start)
+
+
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None,
-              research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
+              research: bool = False, run_here: bool = False, retry_of: Run | None = None,
+              start: StartHere | None = None) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
     returns the run that key already started, in that run's own conversation. A submission over
     one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing. In the
     scaled mode the job that executes the run is queued in the same transaction as the run itself,
-    unless the caller executes it itself (`run_here`, as `beyond_run` does)."""
+    unless the caller executes it itself (`run_here`, as `beyond_run` does). With `start` (the
+    embedded mode's requests), the run is created claimed by this process and starts once the
+    transaction commits."""
     if idempotency_key:
         existing = _BY_KEY.instances(workspace_id=workspace.pk, key=idempotency_key)
         if existing:
@@ -115,11 +146,14 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
                     conversation.title = conversation_title(task)
                 conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
             message = insert(Message(conversation=conversation, text=task, author=user))
+            claimed = _claimed_now(start.owner) if start is not None else {}
             run = insert(Run(workspace=workspace, conversation=conversation, message=message, task=task,
                              topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                              offline=any(topo.role(r).provider == "offline" for r in ROLES),
-                             research=research, retry_of=retry_of))
-            if jobs.engine_enabled() and not run_here:
+                             research=research, retry_of=retry_of, **claimed))
+            if start is not None:
+                transaction.on_commit(functools.partial(start.hand_off, run.pk))
+            elif jobs.engine_enabled() and not run_here:
                 jobs.run_job(run.pk).defer(run_id=run.pk)
     except IntegrityError:
         # Two submissions with one key raced: the other one won, and that run is this task's run.
@@ -131,12 +165,20 @@ class NotRetryable(ValueError):
     """Only a run that failed, halted or was stopped can be run again."""
 
 
-def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
+def run_again(run: Run, *, user, idempotency_key: str | None = None,
+              start: StartHere | None = None) -> tuple[Run, bool]:
     """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
     if run.status not in Run.RETRYABLE:
         raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
     return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
-                     research=run.research, idempotency_key=idempotency_key)
+                     research=run.research, idempotency_key=idempotency_key, start=start)
+
+
+def _claimed_now(owner: str, *, with_lease: bool = True) -> dict:
+    """The fields of a run claimed by `owner` now."""
+    now = timezone.now()
+    return {"status": Run.RUNNING, "lease_owner": owner, "lease_expires_at": now + lease() if with_lease else None,
+            "started_at": now}
 
 
 def claim_run(run_id: int, owner: str, *, with_lease: bool = True) -> bool:
@@ -144,9 +186,7 @@ def claim_run(run_id: int, owner: str, *, with_lease: bool = True) -> bool:
     claim holds only if exactly one row changed (as healthchecks' sendalerts does). A runner
     outside the job engine takes a lease it must renew; a job-engine worker takes none (the
     engine's worker heartbeats tell whether it is alive)."""
-    now = timezone.now()
-    changed = Run.objects.filter(pk=run_id, status=Run.QUEUED).update(
-        status=Run.RUNNING, lease_owner=owner, lease_expires_at=now + lease() if with_lease else None, started_at=now)
+    changed = Run.objects.filter(pk=run_id, status=Run.QUEUED).update(**_claimed_now(owner, with_lease=with_lease))
     return changed == 1
 
 
@@ -203,17 +243,18 @@ class LeaseLost(Exception):
 
 
 async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True,
-                      operator_topology: bool = False) -> str:
+                      operator_topology: bool = False, start: Starting | Exception | None = None) -> str:
     """Run a claimed run to its end, persisting every event before ringing the doorbell.
     Returns the final status ("lost" when the run was taken over by the reaper meanwhile).
     `keep_lease` renews the claim's lease while the run lasts; a job-engine worker, which took
     no lease, passes False. Model endpoints are reached through the guarded transport
     (lib/endpoints.py) unless the operator chose the topology itself (`operator_topology`, as
-    `beyond_run --provider/--topology` does); `transport` replaces both (tests)."""
+    `beyond_run --provider/--topology` does); `transport` replaces both (tests). `start` is what
+    `_starting` read already (or the error it raised), when the caller read it."""
     lease_lost = asyncio.Event()
     heartbeat = asyncio.create_task(_keep_lease(run_id, owner, lease_lost)) if keep_lease else None
     try:
-        return await _execute(run_id, owner, transport, lease_lost, operator_topology)
+        return await _execute(run_id, owner, transport, lease_lost, operator_topology, start)
     finally:
         if heartbeat is not None:
             heartbeat.cancel()
@@ -247,7 +288,11 @@ class _Recording:
 _RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("pk")).order_by())
 
 
-def _starting(run_id: int):
+#: What a run needs from the database before its first event: (run, context, packs, budget).
+Starting = tuple
+
+
+def _starting(run_id: int) -> Starting:
     """What a run needs from the database before its first event, read in one go: each separate
     trip to the runs' database lane waits behind every other run's writes."""
     [run] = _RUN.instances(pk=run_id)
@@ -256,10 +301,13 @@ def _starting(run_id: int):
             run_budget(run.workspace))
 
 
-async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool) -> str:
+async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool,
+                   start: Starting | Exception | None) -> str:
     record = _Recording(run_id, owner, lease_lost)
     try:
-        run, ctx, packs, budget = await db(_starting)(run_id)
+        if isinstance(start, Exception):
+            raise start
+        run, ctx, packs, budget = start if start is not None else await db(_starting)(run_id)
         record.run = run
         topology = parse_topology(run.topology)
         checks = MechanicalChecks(packs)
@@ -440,6 +488,19 @@ def ensure_sweeper() -> None:
     # verification never holds up queued runs.
     if _chain_checker is None or _chain_checker.done() or _chain_checker.get_loop() is not asyncio.get_running_loop():
         _chain_checker = _spawn(chain.check_periodically())
+
+
+def _execute_claimed(run_id: int, owner: str, start: Starting | Exception) -> None:
+    """Embedded mode, on the event loop: execute a run this process claimed as it created it."""
+    _spawn(_execute_logged(run_id, owner, start))
+    ensure_sweeper()
+
+
+async def _execute_logged(run_id: int, owner: str, start: Starting | Exception) -> None:
+    try:
+        await execute_run(run_id, owner, start=start)
+    except Exception:
+        log.exception("run %s failed in the background runner", run_id)
 
 
 async def _claim_and_execute(run_id: int) -> None:

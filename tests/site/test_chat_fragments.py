@@ -89,11 +89,15 @@ def snapshot(user, run):
 
 
 @pytest.mark.parametrize("research", [False, True])
-def test_a_run_that_has_not_started_sends_nothing_the_page_does_not_already_show(alice, bob, research):
+@pytest.mark.parametrize("claimed", [False, True])
+def test_a_run_that_has_not_started_sends_nothing_the_page_does_not_already_show(alice, bob, research, claimed):
     """Whatever drew the page drew the run queued: the submission's answer, or a load of the
-    conversation (both from the same run view); the socket has nothing to add until an event."""
+    conversation (both from the same run view); the socket has nothing to add until an event.
+    So with a run claimed but with no event yet (a submission's run is created claimed)."""
     run = new_run(workspace_with(member=alice), alice)
     Run.objects.filter(pk=run.pk).update(research=research)
+    if claimed:
+        assert claim_run(run.pk, "test-runner")
     assert snapshot(alice, run) == (("", 0, False), 2)  # the check with the live fields, any event?
     page = member_page(alice, run)
     drawn = fragments.snapshot(run.pk)[0]  # the queued state, as reading the whole run draws it

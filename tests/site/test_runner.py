@@ -10,7 +10,8 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import OperationalError
+from asgiref.sync import sync_to_async
+from django.db import OperationalError, transaction
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
@@ -18,7 +19,7 @@ from beyond_site.runs.models import AppendOnlyError, Run, RunEvent, Step
 from beyond_site.runs.recorder import EventRecorder, RecordRefused
 from beyond_site.runs.reaping import reap_stale_runs
 from beyond_site.runs.runners import identity_of, runner_identity
-from beyond_site.runs.services import claim_next_run, claim_run, execute_run, start_run, work_once
+from beyond_site.runs.services import StartHere, claim_next_run, claim_run, execute_run, start_run, work_once
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.topology import parse_shorthand
@@ -165,3 +166,76 @@ def test_a_database_refusal_right_after_the_claim_fails_the_run_instead_of_leavi
     assert not refused_once["on"]  # the refusal did happen, at the run's first query
     assert run.status == Run.FAILED and run.halt_reason == "the run could not start: internal error (OperationalError)"
     assert list(run.events.values_list("type", flat=True)) == ["run_failed"]
+
+
+# -- a request's run: created claimed, started from the commit (StartHere) -----------------------
+
+async def _until_finished(run_id: int, timeout: float = 20) -> Run:
+    async with asyncio.timeout(timeout):
+        while True:
+            run = await sync_to_async(Run.objects.get)(pk=run_id)
+            if run.status in Run.FINISHED:
+                return run
+            await asyncio.sleep(0.05)
+
+
+def test_a_requests_run_is_created_claimed_by_this_process_and_runs_from_its_commit(workspace, tmp_path):
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
+
+    async def submit():
+        start = StartHere.for_request()
+        run, created = await sync_to_async(start_run)(workspace, "task", topology=parse_shorthand(f"scripted:{path}"),
+                                                      start=start)
+        # Nobody else can take it: it was never queued.
+        taken_by_another = await sync_to_async(claim_run)(run.pk, "another-runner")
+        return run, created, taken_by_another, await _until_finished(run.pk)
+
+    run, created, taken_by_another, finished = asyncio.run(submit())
+    assert created and run.status == Run.RUNNING and run.lease_owner == runner_identity() and run.started_at
+    assert not taken_by_another
+    assert finished.status == Run.COMPLETED
+    started = finished.events.get(type="run_started")
+    assert started.data["runner"] == runner_identity()
+
+
+def test_a_requests_run_whose_start_cannot_be_read_fails_at_once(workspace, tmp_path, refused_once):
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
+
+    async def submit():
+        start = StartHere.for_request()
+
+        # The refusal hits the start's read, made in the request's thread at the commit.
+        def create():
+            with transaction.atomic():
+                run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"), start=start)
+                refused_once["on"] = True
+            return run
+
+        run = await sync_to_async(create)()
+        return await _until_finished(run.pk)
+
+    finished = asyncio.run(submit())
+    assert not refused_once["on"]  # the refusal did happen
+    assert finished.status == Run.FAILED
+    assert finished.halt_reason == "the run could not start: internal error (OperationalError)"
+    assert list(finished.events.values_list("type", flat=True)) == ["run_failed"]
+
+
+class _Handed(StartHere):
+    """Records the hand-offs instead of making them (what start_run decides is under test here)."""
+
+    def hand_off(self, run_id: int) -> None:
+        self.loop.append(run_id)  # a list stands for the loop
+
+
+def test_a_run_is_handed_off_only_once_its_transaction_commits_and_only_when_created(workspace):
+    handed = _Handed("this-runner", [])
+    with pytest.raises(RuntimeError), transaction.atomic():
+        start_run(workspace, "rolled back", topology=parse_shorthand("offline"), start=handed)
+        assert handed.loop == []  # not before the commit
+        raise RuntimeError
+    assert handed.loop == [] and not Run.objects.exists()
+    run, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"), start=handed)
+    assert created and handed.loop == [run.pk]
+    again, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"), start=handed)
+    assert again.pk == run.pk and not created and handed.loop == [run.pk]  # a replay starts nothing
