@@ -113,7 +113,10 @@ class StartHere:
             start: Starting | Exception = _starting(run_id)
         except Exception as exc:
             start = exc
-        self.loop.call_soon_threadsafe(_execute_claimed, run_id, self.owner, start)
+        try:
+            self.loop.call_soon_threadsafe(_execute_claimed, run_id, self.owner, start)
+        except RuntimeError:  # the server is shutting down: the run is failed as interrupted on its restart
+            log.warning("run %s was created as the server stopped; it will be failed as interrupted", run_id)
 
 
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,

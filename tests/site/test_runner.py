@@ -239,3 +239,12 @@ def test_a_run_is_handed_off_only_once_its_transaction_commits_and_only_when_cre
     assert created and handed.loop == [run.pk]
     again, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"), start=handed)
     assert again.pk == run.pk and not created and handed.loop == [run.pk]  # a replay starts nothing
+
+
+def test_a_run_created_as_the_server_stops_leaves_the_submission_intact(workspace, caplog):
+    stopped = asyncio.new_event_loop()
+    stopped.close()
+    run, created = start_run(workspace, "task", topology=parse_shorthand("offline"),
+                             start=StartHere("this-runner", stopped))
+    assert created and Run.objects.get(pk=run.pk).lease_owner == "this-runner"  # the restart fails it
+    assert "created as the server stopped" in caplog.text
