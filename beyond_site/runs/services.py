@@ -8,6 +8,7 @@ import dataclasses
 import functools
 import logging
 import os
+from typing import NamedTuple
 
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -15,6 +16,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from pipeline import events as ev
+from pipeline.budget import Budget
+from pipeline.context import Context
+from pipeline.frameworks import Pack
 from pipeline.events import Event
 from pipeline.checks import MechanicalChecks
 from pipeline.orchestrator import Orchestrator, Research, RunSettings
@@ -291,8 +295,12 @@ class _Recording:
 _RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("pk")).order_by())
 
 
-#: What a run needs from the database before its first event: (run, context, packs, budget).
-Starting = tuple
+class Starting(NamedTuple):
+    """What a run needs from the database before its first event."""
+    run: Run
+    context: Context
+    packs: list[Pack]
+    budget: Budget
 
 
 def _starting(run_id: int) -> Starting:
@@ -300,8 +308,8 @@ def _starting(run_id: int) -> Starting:
     trip to the runs' database lane waits behind every other run's writes."""
     [run] = _RUN.instances(pk=run_id)
     imported = imported_packs()  # read once, for the context and for the mechanical checks
-    return (run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
-            run_budget(run.workspace))
+    return Starting(run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
+                    run_budget(run.workspace))
 
 
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool,
