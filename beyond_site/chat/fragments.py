@@ -49,8 +49,8 @@ def snapshot_for(user, run_id: int) -> Pushed | None:
     """`snapshot`, when `user` may read the run (None when not): a websocket's access check and its
     read in one trip to the database lane. A run queued or claimed with no event yet (what a page
     opened with its submission usually finds) is sent nothing: whatever drew the page (the
-    submission, a load of the conversation) drew it as it is, and nothing has happened since. The socket joined
-    the run's group before these reads, so its first event still rings."""
+    submission, a load of the conversation) drew it as it is, and nothing has happened since.
+    The socket joined the run's group before these reads, so its first event still rings."""
     run = readable_run(user, run_id)
     if run is None:
         return None

@@ -476,15 +476,6 @@ def _spawn(coro) -> asyncio.Task:
     return task
 
 
-def schedule_run(run_id: int) -> None:
-    """Embedded mode: execute the run as a task of the server process (call from its event loop).
-    In the scaled mode (BEYOND_RUN_IN_PROCESS off) `start_run` queued a job for `beyond_worker`."""
-    if not settings.BEYOND_RUN_IN_PROCESS:
-        return
-    _spawn(_claim_and_execute(run_id))
-    ensure_sweeper()
-
-
 def ensure_sweeper() -> None:
     """Embedded mode: keep one sweeper task on this server's loop (call from its event loop).
     Called on the first submission and the first websocket connect after a (re)start: its first
@@ -510,15 +501,6 @@ def _execute_claimed(run_id: int, owner: str, start: Starting | Exception) -> No
 async def _execute_logged(run_id: int, owner: str, start: Starting | Exception) -> None:
     try:
         await execute_run(run_id, owner, start=start)
-    except Exception:
-        log.exception("run %s failed in the background runner", run_id)
-
-
-async def _claim_and_execute(run_id: int) -> None:
-    owner = runner_identity()
-    try:
-        if await db(claim_run)(run_id, owner):
-            await execute_run(run_id, owner)
     except Exception:
         log.exception("run %s failed in the background runner", run_id)
 
