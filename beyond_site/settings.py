@@ -118,6 +118,9 @@ _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 #: in 1.1 s; with 2 and 2, 9 s and 0.5 s).
 BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
 BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 2)
+#: A web process served by daphne, and a worker, build what they keep (prepared queries, templates,
+#: framework packs...) as they start rather than in their first requests (beyond_site/runs/warmup.py).
+BEYOND_WARM_UP = envbool("BEYOND_WARM_UP", "True")
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
 #: thread at a time: more threads only make every one of them, and the runs, wait longer. With

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from datetime import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -99,9 +100,16 @@ def _bind(compiled: _Compiled, values: dict, connection) -> list:
 class _OncePerAlias:
     """Compiles on first use for each database alias, and keeps what it compiled."""
 
+    #: Every prepared query made so far (most are made as their module is imported), so that a
+    #: server can compile them all as it starts (`compile_all`).
+    made: weakref.WeakSet[_OncePerAlias] = weakref.WeakSet()
+    made_lock = threading.Lock()
+
     def __init__(self):
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
+        with _OncePerAlias.made_lock:
+            _OncePerAlias.made.add(self)
 
     def _compile(self, alias: str) -> _Compiled:
         raise NotImplementedError
@@ -113,6 +121,16 @@ class _OncePerAlias:
                 found = self._compiled.get(alias) or self._compile(alias)
                 self._compiled[alias] = found
         return found
+
+
+def compile_all(using: str = DEFAULT_DB_ALIAS) -> int:
+    """Compile, for `using`, every prepared query made so far that is not compiled yet (the server
+    warming up: runs/warmup.py); returns how many there are in all."""
+    with _OncePerAlias.made_lock:
+        made = list(_OncePerAlias.made)
+    for query in made:
+        query.compiled(using)
+    return len(made)
 
 
 class Prepared(_OncePerAlias):

@@ -106,7 +106,7 @@ class _PackIndex:
 _indexes: weakref.WeakKeyDictionary[Pack, _PackIndex] = weakref.WeakKeyDictionary()
 
 
-def _pack_index(pack: Pack) -> _PackIndex:
+def pack_index(pack: Pack) -> _PackIndex:
     """The pack's candidates with their title stems, level and cost, indexed by stem (worked out
     once per pack object: the shipped packs live as long as the process, an imported one until
     its row changes). A run looks up the task's words instead of reading every entry."""
@@ -142,7 +142,7 @@ def select_entries(task: str, keys: list[str], budget_tokens: int,
     named = {pack.key for pack in named_frameworks(task, dict(enabled))}
     candidates: dict[tuple[int, int], tuple[tuple, _Candidate]] = {}
     for pack_no, (key, pack) in enumerate(enabled):
-        index = _pack_index(pack)
+        index = pack_index(pack)
         shared: dict[int, int] = {}
         for word in stems:
             for n in index.by_stem.get(word, ()):

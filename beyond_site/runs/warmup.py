@@ -1,0 +1,107 @@
+"""What a server process works out once and keeps, worked out as it starts rather than in its first
+members' requests.
+
+A process keeps a good deal that it builds on first use: every prepared query's SQL
+(lib/prepared.py), the compiled templates, each framework pack with its index of title words
+(workspaces/frameworks.py), the planner's JSON schema, the role prompts. Built lazily, all of it
+fell on the first submissions after a start, and under a burst several request threads built the
+same thing at once while the others waited for the interpreter (docs/operations.md, "Throughput").
+A web process served by daphne warms up on a thread of its own as it starts (beyond_site/asgi.py);
+a worker of the scaled mode before it takes its first job.
+
+Warming is an optimisation only: a part that fails is logged and left to be built on first use,
+where its error, if it has one, reaches the request that needs it.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.template import engines
+from django.urls import get_resolver
+
+from pipeline import prompts
+from pipeline.schemas import brief_json_schema
+from beyond_site.lib.markdown import MARKDOWN
+from beyond_site.lib.prepared import compile_all
+from beyond_site.workspaces.frameworks import available_packs, pack_index
+
+log = logging.getLogger("beyond.warmup")
+
+
+def _urls() -> None:
+    get_resolver().reverse_dict  # noqa: B018 (imports every view module, with its prepared queries)
+
+
+def _prepared_queries() -> None:
+    compile_all(DEFAULT_DB_ALIAS)
+
+
+def _framework_packs() -> None:
+    for pack in available_packs().values():
+        pack_index(pack)
+
+
+def _templates() -> None:
+    for engine in engines.all():
+        if hasattr(engine, "env"):  # Jinja2: the run fragments
+            for name in engine.env.list_templates():
+                engine.env.get_template(name)
+            continue
+        for directory in engine.dirs:  # this project's templates (not every installed app's)
+            root = Path(directory)
+            for path in sorted(root.rglob("*.html")):
+                name = path.relative_to(root).as_posix()
+                if not name.startswith("jinja2/"):
+                    engine.get_template(name)
+
+
+def _pipeline() -> None:
+    brief_json_schema()
+    for path in prompts.PROMPT_DIR.glob("*.md"):
+        prompts.load(path.stem)
+    MARKDOWN.render("A *warm* start:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+
+
+PARTS = {"views": _urls, "prepared queries": _prepared_queries, "framework packs": _framework_packs,
+         "templates": _templates, "pipeline": _pipeline}
+#: What a worker of the scaled mode uses: it runs runs, and draws no page.
+WORKER_PARTS = ("prepared queries", "framework packs", "pipeline")
+
+
+def warm_up(parts=tuple(PARTS)) -> dict[str, float]:
+    """Build what the process keeps (`parts`, by name); returns each part's time in seconds (a part
+    that failed is left out)."""
+    took: dict[str, float] = {}
+    for name in parts:
+        began = time.perf_counter()
+        try:
+            PARTS[name]()
+        except Exception:
+            log.warning("warming up %s failed: left to its first use", name, exc_info=True)
+            continue
+        took[name] = time.perf_counter() - began
+    log.info("warmed up in %.0f ms (%s)", 1000 * sum(took.values()),
+             ", ".join(f"{name} {1000 * s:.0f}" for name, s in took.items()))
+    return took
+
+
+def _warm_up_and_close() -> None:
+    try:
+        warm_up()
+    finally:
+        connections.close_all()  # this thread's, if it opened one: nobody else would
+
+
+def start() -> threading.Thread | None:
+    """Warm up on a daemon thread of its own (a web process, as it starts); None when
+    BEYOND_WARM_UP is off."""
+    if not settings.BEYOND_WARM_UP:
+        return None
+    thread = threading.Thread(target=_warm_up_and_close, name="beyond-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,71 @@
+"""A server process builds what it keeps as it starts (beyond_site/runs/warmup.py)."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS
+from django.template import engines
+
+from beyond_site.runs import warmup
+from beyond_site.lib.prepared import Param, Prepared, _OncePerAlias
+from beyond_site.workspaces import frameworks
+from beyond_site.workspaces.models import Workspace
+
+pytestmark = pytest.mark.django_db
+
+
+def _django_loader():
+    [loader] = engines["django"].engine.template_loaders  # the cached loader, around the others
+    return loader
+
+
+def test_it_compiles_every_prepared_query_and_indexes_every_pack():
+    late = Prepared(lambda: Workspace.objects.filter(slug=Param("slug")).values_list("pk"))  # made after start
+    assert DEFAULT_DB_ALIAS not in late._compiled
+    took = warmup.warm_up()
+    assert set(took) == set(warmup.PARTS)
+    assert DEFAULT_DB_ALIAS in late._compiled
+    assert all(DEFAULT_DB_ALIAS in query._compiled for query in list(_OncePerAlias.made))
+    packs = frameworks.available_packs()
+    assert packs and all(pack in frameworks._indexes for pack in packs.values())
+    assert late.rows(slug="nobody") == []  # what was compiled in advance runs as it would have
+
+
+def test_it_compiles_the_projects_templates_and_the_fragments():
+    _django_loader().reset()
+    fragments = engines["fragments"].env
+    fragments.cache.clear()
+    warmup.warm_up(["templates"])
+    ours = Path(settings.BASE_DIR / "templates")
+    drawn = set(_django_loader().get_template_cache)  # keyed by name
+    expected = {p.relative_to(ours).as_posix() for p in ours.rglob("*.html") if "jinja2" not in p.parts}
+    assert expected and expected <= drawn
+    assert not any(name.startswith("admin/") for name in drawn)  # only this project's, not every app's
+    cached = {key[1] for key in fragments.cache}  # Jinja2 keys its cache by (loader, name)
+    assert set(fragments.list_templates()) <= cached
+
+
+def test_a_part_that_fails_is_logged_and_the_others_still_run(monkeypatch, caplog):
+    def broken():
+        raise RuntimeError("no such thing")
+
+    monkeypatch.setitem(warmup.PARTS, "framework packs", broken)
+    with caplog.at_level(logging.WARNING, logger="beyond.warmup"):
+        took = warmup.warm_up()
+    assert "framework packs" not in took and {"views", "templates", "pipeline"} <= set(took)
+    assert "warming up framework packs failed" in caplog.text
+
+
+def test_it_starts_on_a_thread_of_its_own_unless_switched_off(settings, monkeypatch):
+    ran = []
+    monkeypatch.setattr(warmup, "warm_up", lambda: ran.append(True))
+    monkeypatch.setattr(warmup.connections, "close_all", lambda: ran.append("closed"))
+    settings.BEYOND_WARM_UP = False
+    assert warmup.start() is None and ran == []
+    settings.BEYOND_WARM_UP = True
+    thread = warmup.start()
+    thread.join(timeout=10)
+    assert thread.name == "beyond-warm-up" and thread.daemon and ran == [True, "closed"]
