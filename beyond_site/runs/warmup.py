@@ -3,7 +3,8 @@ members' requests.
 
 A process keeps a good deal that it builds on first use: every prepared query's SQL
 (lib/prepared.py), the compiled templates, each framework pack with its index of title words
-(workspaces/frameworks.py), the planner's JSON schema, the role prompts. Built lazily, all of it
+(workspaces/frameworks.py) and what the citation checks read of it (pipeline/citations), the
+planner's JSON schema, the role prompts. Built lazily, all of it
 fell on the first submissions after a start, and under a burst several request threads built the
 same thing at once while the others waited for the interpreter (docs/operations.md, "Throughput").
 A web process served by daphne warms up on a thread of its own as it starts (beyond_site/asgi.py);
@@ -24,7 +25,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.template import engines
 from django.urls import get_resolver
 
-from pipeline import prompts
+from pipeline import citations, prompts
 from pipeline.schemas import brief_json_schema
 from beyond_site.lib.markdown import MARKDOWN
 from beyond_site.lib.prepared import compile_all
@@ -42,8 +43,10 @@ def _prepared_queries() -> None:
 
 
 def _framework_packs() -> None:
-    for pack in available_packs().values():
+    packs = available_packs()
+    for pack in packs.values():
         pack_index(pack)
+    citations.prepare(packs)
 
 
 def _templates() -> None:

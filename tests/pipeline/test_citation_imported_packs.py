@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.citations import check_brief_citations, check_draft, check_recap, draft_gate, extract_citations
-from pipeline.frameworks import pack_from_dict
+from pipeline.citations import (check_brief_citations, check_draft, check_recap, draft_gate, extract_citations,
+                                prepare)
+from pipeline.citations.attribution import _grammar
+from pipeline.citations.catalogue_ids import catalogue_ids
+from pipeline.citations.wording import _recognisable_titles
+from pipeline.frameworks import load_packs, pack_from_dict
 from pipeline.frameworks.oscal import pack_from_oscal
 from pipeline.frameworks.packset import PackSet
 from pipeline.schemas import Brief, Citation
@@ -129,3 +133,23 @@ def test_a_numeric_catalogue_counts_ids_only_after_its_name():
     assert check_draft(brief, "Version 3.1.2 of the agent ships on 3.1.2026; see section 3.1.2.", packs=[pack]) == []
     assert check_draft(brief, "NIST SP 800-171 Rev. 2 3.1.1 is met.", packs=[pack]) == []
     assert _found(check_draft(brief, "SP 800-171 requirement 3.1.2 is met.", packs=[pack])) == [(INV, "3.1.2")]
+
+
+
+def test_prepare_builds_each_packs_readers_ahead_of_the_first_check(acme):
+    for cached in (catalogue_ids, _recognisable_titles, _grammar):
+        cached.cache_clear()
+    prepare([acme])
+    every = [*load_packs().values(), acme]
+    assert catalogue_ids.cache_info().currsize == len(every)
+    assert _recognisable_titles.cache_info().currsize == len(every)
+    assert _grammar.cache_info().currsize == 1
+    built = (catalogue_ids.cache_info().currsize, _grammar.cache_info().currsize)
+    hits = catalogue_ids.cache_info().hits
+    brief = Brief(task="t", judgments=[], citations=[],
+                  steps=[{"index": 1, "title": "Scope", "content_spec": "The scope."}])
+    check_draft(brief, f'{acme.name} AC-1 says "the organisation shall set an access control policy"; so does '
+                       'ISO/IEC 27001:2022 A.5.1.', packs=[acme])
+    # The check used what was prepared and built nothing more.
+    assert (catalogue_ids.cache_info().currsize, _grammar.cache_info().currsize) == built
+    assert catalogue_ids.cache_info().hits > hits

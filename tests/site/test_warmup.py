@@ -10,6 +10,7 @@ from django.db import DEFAULT_DB_ALIAS
 from django.template import engines
 
 from beyond_site.runs import warmup
+from pipeline.citations.catalogue_ids import catalogue_ids
 from beyond_site.lib.prepared import Param, Prepared, _OncePerAlias
 from beyond_site.workspaces import frameworks
 from beyond_site.workspaces.models import Workspace
@@ -23,6 +24,7 @@ def _django_loader():
 
 
 def test_it_compiles_every_prepared_query_and_indexes_every_pack():
+    catalogue_ids.cache_clear()
     late = Prepared(lambda: Workspace.objects.filter(slug=Param("slug")).values_list("pk"))  # made after start
     assert DEFAULT_DB_ALIAS not in late._compiled
     took = warmup.warm_up()
@@ -31,6 +33,7 @@ def test_it_compiles_every_prepared_query_and_indexes_every_pack():
     assert all(DEFAULT_DB_ALIAS in query._compiled for query in list(_OncePerAlias.made))
     packs = frameworks.available_packs()
     assert packs and all(pack in frameworks._indexes for pack in packs.values())
+    assert catalogue_ids.cache_info().currsize >= len(packs)  # and the citation checks' readers
     assert late.rows(slug="nobody") == []  # what was compiled in advance runs as it would have
 
 
