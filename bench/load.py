@@ -301,6 +301,7 @@ def main() -> int:
                 spy.append(subprocess.Popen(["py-spy", "record", "-p", str(procs[0].pid), "-o", args.profile,
                                              "-r", str(args.profile_rate), "--nonblocking", *{"gil": ["--gil"], "cpu": [], "wall": ["--idle"]}[args.profile_what],
                                              "--threads", "--format", "raw", "-d", str(args.profile_seconds or int(args.timeout))], stdout=subprocess.DEVNULL))
+                time.sleep(1.5)  # py-spy takes about a second to attach: the burst waits for it
 
         Member.floor = args.floor
         client_before = time.process_time()

@@ -119,7 +119,8 @@ _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
 BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 2)
 #: A web process served by daphne, and a worker, build what they keep (prepared queries, templates,
-#: framework packs...) as they start rather than in their first requests (beyond_site/runs/warmup.py).
+#: framework packs...) as they start rather than in their first requests, then freeze it out of the
+#: garbage collector's passes (beyond_site/runs/warmup.py).
 BEYOND_WARM_UP = envbool("BEYOND_WARM_UP", "True")
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
 #: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one

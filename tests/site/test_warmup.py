@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,10 +68,28 @@ def test_a_part_that_fails_is_logged_and_the_others_still_run(monkeypatch, caplo
 def test_it_starts_on_a_thread_of_its_own_unless_switched_off(settings, monkeypatch):
     ran = []
     monkeypatch.setattr(warmup, "warm_up", lambda: ran.append(True))
+    monkeypatch.setattr(warmup, "settle", lambda: ran.append("settled"))
     monkeypatch.setattr(warmup.connections, "close_all", lambda: ran.append("closed"))
     settings.BEYOND_WARM_UP = False
     assert warmup.start() is None and ran == []
     settings.BEYOND_WARM_UP = True
     thread = warmup.start()
     thread.join(timeout=10)
-    assert thread.name == "beyond-warm-up" and thread.daemon and ran == [True, "closed"]
+    assert thread.name == "beyond-warm-up" and thread.daemon and ran == [True, "settled", "closed"]
+
+
+def test_settling_freezes_what_exists_and_spaces_out_the_young_collections():
+    # In a process of its own: freezing this one would keep every test's garbage for good.
+    code = ("import gc, django; django.setup()\n"
+            "from beyond_site.runs.warmup import GC_THRESHOLDS, settle\n"
+            "assert gc.get_freeze_count() == 0 and gc.get_threshold() != GC_THRESHOLDS\n"
+            "frozen = settle()\n"
+            "assert frozen == gc.get_freeze_count() > 10000, frozen\n"
+            "assert gc.get_threshold() == GC_THRESHOLDS\n"
+            "young = [[]]; young[0].append(young)  # a cycle made after: still collected\n"
+            "del young\n"
+            "assert gc.collect() >= 2 and gc.get_freeze_count() == frozen\n"
+            "print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
