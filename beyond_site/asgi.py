@@ -3,7 +3,7 @@
 Request bodies are bounded (lib/bodies.py; under daphne also lib/daphne_bodies.py), and a
 websocket's Origin must be this site, as Django's CSRF check requires of a POST (lib/origins.py).
 Django works on at most BEYOND_HTTP_CONCURRENCY requests at once; the others wait their turn
-(lib/admission.py). Under daphne the process warms up as it starts (runs/warmup.py).
+(lib/admission.py). Under daphne the process warms up before it listens (runs/warmup.py).
 """
 import os
 
@@ -23,7 +23,7 @@ from beyond_site.runs import warmup  # noqa: E402
 from beyond_site.lib.ws_auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 
 if daphne_bodies.install():  # when daphne serves this process: bodies refused early, read from disk
-    warmup.start()  # and what the process keeps is built now, not in its first requests
+    warmup.prepare_process()  # and what the process keeps is built before it listens
 
 application = ProtocolTypeRouter({
     "http": BodyLimitMiddleware(django_asgi_app),

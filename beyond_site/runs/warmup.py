@@ -7,8 +7,8 @@ A process keeps a good deal that it builds on first use: every prepared query's 
 planner's JSON schema, the role prompts. Built lazily, all of it
 fell on the first submissions after a start, and under a burst several request threads built the
 same thing at once while the others waited for the interpreter (docs/operations.md, "Throughput").
-A web process served by daphne warms up on a thread of its own as it starts (beyond_site/asgi.py);
-a worker of the scaled mode before it takes its first job.
+A web process served by daphne warms up as its application is loaded, before it listens
+(beyond_site/asgi.py); a worker of the scaled mode before it takes its first job.
 
 Warming is an optimisation only: a part that fails is logged and left to be built on first use,
 where its error, if it has one, reaches the request that needs it.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import threading
 import time
 from pathlib import Path
 
@@ -114,19 +113,16 @@ def settle() -> int:
     return gc.get_freeze_count()
 
 
-def _warm_up_and_close() -> None:
-    try:
-        warm_up()
-        settle()
-    finally:
-        connections.close_all()  # this thread's, if it opened one: nobody else would
-
-
-def start() -> threading.Thread | None:
-    """Warm up on a daemon thread of its own (a web process, as it starts); None when
-    BEYOND_WARM_UP is off."""
+def prepare_process(parts=tuple(PARTS)) -> dict[str, float] | None:
+    """Warm up (`parts`), settle, and close the connection the warm-up opened; None when
+    BEYOND_WARM_UP is off. Called before the process serves anything: built while requests
+    arrive, a thing first touched by two threads at once could be built twice, and the copy
+    warmed be the one thrown away (Django makes its template engines so, on first use)."""
     if not settings.BEYOND_WARM_UP:
         return None
-    thread = threading.Thread(target=_warm_up_and_close, name="beyond-warm-up", daemon=True)
-    thread.start()
-    return thread
+    try:
+        took = warm_up(parts)
+        settle()
+    finally:
+        connections.close_all()  # this thread's: the process's work uses its own threads' connections
+    return took

@@ -65,17 +65,32 @@ def test_a_part_that_fails_is_logged_and_the_others_still_run(monkeypatch, caplo
     assert "warming up framework packs failed" in caplog.text
 
 
-def test_it_starts_on_a_thread_of_its_own_unless_switched_off(settings, monkeypatch):
+def test_a_process_warms_up_settles_and_closes_its_connection_unless_switched_off(settings, monkeypatch):
     ran = []
-    monkeypatch.setattr(warmup, "warm_up", lambda: ran.append(True))
+    monkeypatch.setattr(warmup, "warm_up", lambda parts: ran.append(parts) or {"views": 0.1})
     monkeypatch.setattr(warmup, "settle", lambda: ran.append("settled"))
     monkeypatch.setattr(warmup.connections, "close_all", lambda: ran.append("closed"))
     settings.BEYOND_WARM_UP = False
-    assert warmup.start() is None and ran == []
+    assert warmup.prepare_process() is None and ran == []
     settings.BEYOND_WARM_UP = True
-    thread = warmup.start()
-    thread.join(timeout=10)
-    assert thread.name == "beyond-warm-up" and thread.daemon and ran == [True, "settled", "closed"]
+    assert warmup.prepare_process(warmup.WORKER_PARTS) == {"views": 0.1}
+    assert ran == [warmup.WORKER_PARTS, "settled", "closed"]
+
+
+def test_under_daphne_the_application_is_warm_before_the_server_listens(tmp_path):
+    # The first requests use the very objects warmed: a template engine made by a request while
+    # a warm-up thread made its own was the one kept, and the warm-up's compiled nothing it used.
+    code = ("import sys, daphne.server, gc\n"  # daphne's server loaded: as when daphne serves
+            "from django.template import engines\n"
+            "from beyond_site.asgi import application\n"
+            "env = engines['fragments'].env\n"
+            "assert len(env.cache) == len(env.list_templates()) > 0, len(env.cache)\n"
+            "assert gc.get_freeze_count() > 10000\n"
+            "print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings",
+                               "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 def test_settling_freezes_what_exists_and_spaces_out_the_young_collections():

@@ -15,11 +15,10 @@ from channels.db import database_sync_to_async
 from django.apps import apps
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
 
-from beyond_site.runs.warmup import WORKER_PARTS, settle, warm_up
+from beyond_site.runs.warmup import WORKER_PARTS, prepare_process
 from beyond_site.runs.jobs import AUDIT_QUEUE, ENGINE_APP, HOUSEKEEPING_QUEUE, RUNS_QUEUE
 from beyond_site.runs.reaping import fail_runs_of_gone_runners
 from beyond_site.runs.services import ring_reaped
@@ -39,10 +38,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if not apps.is_installed(ENGINE_APP):
             raise CommandError("beyond_worker is the scaled mode's runner: set DATABASE_URL to PostgreSQL")
-        if settings.BEYOND_WARM_UP:
-            warm_up(WORKER_PARTS)  # before the first job, not during it (runs/warmup.py)
-            connections.close_all()  # this thread's; the runs use their own threads' connections
-            settle()
+        prepare_process(WORKER_PARTS)  # before the first job, not during it (runs/warmup.py)
         # The web processes queue jobs through Django's connection; a worker needs the engine's
         # own (it listens for new jobs and keeps a pool).
         with app.replace_connector(app.connector.get_worker_connector()):
