@@ -22,8 +22,9 @@ from beyond_site.lib.origins import SameOriginWebsockets  # noqa: E402
 from beyond_site.runs import warmup  # noqa: E402
 from beyond_site.lib.ws_auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 
-if daphne_bodies.install():  # when daphne serves this process: bodies refused early, read from disk
-    warmup.prepare_process()  # and what the process keeps is built before it listens
+daphne_bodies.install()  # when daphne serves this process: bodies refused early, read from disk
+if warmup.daphne_serves():
+    warmup.prepare_process()  # what the process keeps is built before it listens
 
 application = ProtocolTypeRouter({
     "http": BodyLimitMiddleware(django_asgi_app),

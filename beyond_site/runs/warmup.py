@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -111,6 +112,14 @@ def settle() -> int:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     return gc.get_freeze_count()
+
+
+def daphne_serves() -> bool:
+    """Whether this process is daphne's command line, serving the application; not merely a
+    process that imported daphne (channels' live-server tests do, and warming up there would open
+    a connection to the database before the tests have made theirs)."""
+    program = Path(sys.argv[0])
+    return program.name == "daphne" or program.parts[-2:] == ("daphne", "__main__.py")
 
 
 def prepare_process(parts=tuple(PARTS)) -> dict[str, float] | None:

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -77,19 +79,42 @@ def test_a_process_warms_up_settles_and_closes_its_connection_unless_switched_of
     assert ran == [warmup.WORKER_PARTS, "settled", "closed"]
 
 
-def test_under_daphne_the_application_is_warm_before_the_server_listens(tmp_path):
-    # The first requests use the very objects warmed: a template engine made by a request while
-    # a warm-up thread made its own was the one kept, and the warm-up's compiled nothing it used.
-    code = ("import sys, daphne.server, gc\n"  # daphne's server loaded: as when daphne serves
-            "from django.template import engines\n"
+def test_daphne_warms_the_application_up_before_it_listens(tmp_path):
+    # Warmed beside the first requests, a template engine a request made while the warm-up made
+    # its own was the one kept, and what the warm-up compiled went unused.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings", "BEYOND_LOG_LEVEL": "INFO",
+           "BEYOND_WARM_UP": "True", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    log = tmp_path / "daphne.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen([str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
+                                   "beyond_site.asgi:application"], cwd=settings.BASE_DIR, env=env,
+                                  stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while "Listening on TCP address" not in log.read_text() and time.monotonic() < deadline:
+            assert server.poll() is None, log.read_text()
+            time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    text = log.read_text()
+    assert "Listening on TCP address" in text, text
+    assert -1 < text.find("beyond.warmup: warmed up in") < text.find("Listening on TCP address"), text
+    assert "templates" in text[text.find("warmed up in"):].splitlines()[0]
+
+
+def test_a_process_that_only_imports_daphne_does_not_warm_up():
+    # channels' live-server tests import daphne's server; their test database is not made yet.
+    code = ("import gc, daphne.server\n"
             "from beyond_site.asgi import application\n"
-            "env = engines['fragments'].env\n"
-            "assert len(env.cache) == len(env.list_templates()) > 0, len(env.cache)\n"
-            "assert gc.get_freeze_count() > 10000\n"
+            "from beyond_site.runs.warmup import daphne_serves\n"
+            "assert not daphne_serves() and gc.get_freeze_count() == 0\n"
             "print('ok')")
     done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
-                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings",
-                               "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}, timeout=120)
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
