@@ -4,7 +4,7 @@ members' requests.
 A process keeps a good deal that it builds on first use: every prepared query's SQL
 (lib/prepared.py), the compiled templates, each framework pack with its index of title words
 (workspaces/frameworks.py) and what the citation checks read of it (pipeline/citations), the
-planner's JSON schema, the role prompts. Built lazily, all of it
+planner's JSON schema, the role prompts, the model providers' modules. Built lazily, all of it
 fell on the first submissions after a start, and under a burst several request threads built the
 same thing at once while the others waited for the interpreter (docs/operations.md, "Throughput").
 A web process served by daphne warms up as its application is loaded, before it listens
@@ -22,11 +22,13 @@ held the interpreter 220 to 440 ms here, and at 100 submissions at once the coll
 from __future__ import annotations
 
 import gc
+import importlib
 import logging
 import sys
 import time
 from pathlib import Path
 
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.template import engines
@@ -77,10 +79,19 @@ def _pipeline() -> None:
     MARKDOWN.render("A *warm* start:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
 
 
+def _providers() -> None:
+    # Imported when a run first needs them (the offline engine alone is some twenty modules), and
+    # the channel layer the runs' doorbells ring through.
+    for module in PROVIDER_MODULES:
+        importlib.import_module(module)
+    get_channel_layer()
+
+
+PROVIDER_MODULES = ("pipeline.providers.registry", "pipeline.providers.offline", "pipeline.providers.scripted")
 PARTS = {"views": _urls, "prepared queries": _prepared_queries, "framework packs": _framework_packs,
-         "templates": _templates, "pipeline": _pipeline}
+         "templates": _templates, "pipeline": _pipeline, "providers": _providers}
 #: What a worker of the scaled mode uses: it runs runs, and draws no page.
-WORKER_PARTS = ("prepared queries", "framework packs", "pipeline")
+WORKER_PARTS = ("prepared queries", "framework packs", "pipeline", "providers")
 #: The collector's thresholds once settled (Python's are 700, 10, 10): a collection of the young
 #: generation every 20,000 new objects instead of 700 (it then took up to about 25 ms here), and so
 #: fewer objects carried into the older generations' passes.
