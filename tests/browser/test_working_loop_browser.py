@@ -124,7 +124,9 @@ def test_rename_search_and_delete_a_conversation(page, server_parts):
         head.locator('button[data-action="rename"]').click()
         expect(page.locator("#conversation-head h1")).to_have_text(title)
 
+    expect(page).to_have_title(re.compile(r"^Draft our asset register overview · "))
     rename("Asset register 2026")
+    expect(page).to_have_title(re.compile(r"^Asset register 2026 · .* · Beyond$"))  # the tab follows
     expect(page.locator("#conversations")).to_contain_text("Asset register 2026")
     expect(page.locator("#conversations time").first).to_be_visible()
 

@@ -214,11 +214,15 @@ def test_the_starter_and_admins_rename_a_conversation_others_may_not(members, al
     assert client_for(bob).post(url, {"title": "Hijacked"}).status_code == 403
     response = client_for(alice).post(url, {"title": "  Asset   register  "}, HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and "Asset register" in response.content.decode()
+    # The tab's title follows (htmx takes it from a <title> at the answer's root).
+    assert response.content.decode().startswith("<title>Asset register · Acme · Beyond</title>")
     assert Conversation.objects.get(pk=conversation.pk).title == "Asset register"
     assert client_for(carol).post(url, {"title": "By the admin"}).status_code == 302
     refused = client_for(alice).post(url, {"title": "   "}, HTTP_HX_REQUEST="true")
     assert "needs a title" in refused.content.decode()
     assert Conversation.objects.get(pk=conversation.pk).title == "By the admin"
+    escaped = client_for(alice).post(url, {"title": "<b>Q3</b> & more"}, HTTP_HX_REQUEST="true").content.decode()
+    assert escaped.startswith("<title>&lt;b&gt;Q3&lt;/b&gt; &amp; more · Acme · Beyond</title>")
 
 
 def test_a_rename_redraws_the_list_as_shown_with_its_search_and_its_page(members, alice):
