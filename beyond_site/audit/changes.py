@@ -38,8 +38,9 @@ KINDS = {
                                         "workspace_renamed": "Workspace renamed",
                                         "workspace_slug_changed": "Web address changed",
                                         "research_default_changed": "Web research default changed"}),
-    "content": ("Memories, files, conversations", {"memory_edited": "Memory edited", "memory_deleted": "Memory deleted",
-                                                   "document_deleted": "File deleted",
+    "content": ("Memories, files, conversations", {"memory_added": "Memory added", "memory_edited": "Memory edited",
+                                                   "memory_deleted": "Memory deleted",
+                                                   "document_added": "File added", "document_deleted": "File deleted",
                                                    "conversation_renamed": "Conversation renamed",
                                                    "conversation_deleted": "Conversation deleted"}),
 }

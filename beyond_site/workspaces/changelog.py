@@ -1,7 +1,7 @@
 """The workspace change log: one append-only, hash-chained record of every administrative change.
 
 Every change to a workspace's members and roles, invitations, models per role (topology),
-frameworks, budgets and settings (and edits to what it knows: memories, files, conversations) is
+frameworks, budgets and settings (and changes to what it knows: memories, files, conversations) is
 written here by `record_change`, inside the transaction that makes the change: the change and its
 record commit together or not at all.
 

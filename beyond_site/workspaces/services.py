@@ -116,10 +116,16 @@ def _clean_memory_text(text: str) -> str:
 _log = record_change
 
 
+@transaction.atomic
 def add_memory(workspace: Workspace, text: str, user=None) -> Memory:
+    """A memory with `text` (the one already there, if the workspace has it); a new one is logged."""
     text = _clean_memory_text(text)
     existing = Memory.objects.filter(workspace=workspace, text=text).first()
-    return existing or Memory.objects.create(workspace=workspace, text=text, created_by=user, updated_by=user)
+    if existing:
+        return existing
+    memory = Memory.objects.create(workspace=workspace, text=text, created_by=user, updated_by=user)
+    _log(workspace, user, "memory_added", after=text, memory=memory.pk)
+    return memory
 
 
 def _limits():
@@ -154,6 +160,8 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
             size=len(data), sha256=digest, text=extracted.text, pages=extracted.pages, sheets=extracted.sheets,
             uploaded_by=user if getattr(user, "pk", None) else None)
         index_document(document)
+        _log(workspace, user, "document_added", name=name, sha256=digest, size=len(data),
+             conversation=conversation.pk if conversation is not None else None)
     return document, True
 
 

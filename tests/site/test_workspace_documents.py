@@ -98,6 +98,19 @@ def test_it_deduplicates_by_hash_within_a_workspace(workspace):
     assert Blob.objects.filter(sha256=first.sha256).count() == 1  # the original bytes stored once
 
 
+def test_an_added_file_is_on_record_once_and_a_refused_one_not_at_all(workspace, alice, monkeypatch):
+    logged = WorkspaceEvent.objects.count()
+    first, _ = services.add_document(workspace, "policy.md", b"Access control policy.", user=alice)
+    services.add_document(workspace, "copy.md", b"Access control policy.", user=alice)  # the same bytes
+    [event] = WorkspaceEvent.objects.filter(action="document_added", seq__gt=logged)
+    assert event.user == alice and event.detail == {"name": "policy.md", "sha256": first.sha256,
+                                                    "size": first.size, "conversation": None}
+    monkeypatch.setattr(services, "split_into_chunks", lambda text: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        services.add_document(workspace, "new.md", b"Brand new text.", user=alice)
+    assert WorkspaceEvent.objects.count() == logged + 1  # the failed file's record rolled back with it
+
+
 def test_it_indexes_a_document_in_stable_chunks(workspace):
     document, _ = services.add_document(workspace, "long.md", paragraphs(ON_TOPIC, 200).encode())
     chunks = list(document.chunks.order_by("ordinal"))

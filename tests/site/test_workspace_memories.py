@@ -27,7 +27,17 @@ def test_it_refuses_an_empty_or_overlong_edit_and_keeps_the_memory(workspace, al
         with pytest.raises(ValueError):
             services.edit_memory(memory, bad, user=alice)
     memory.refresh_from_db()
-    assert memory.text == "Scope: the Lyon clinics." and not WorkspaceEvent.objects.exists()
+    assert memory.text == "Scope: the Lyon clinics."
+    assert list(WorkspaceEvent.objects.values_list("action", flat=True)) == ["memory_added"]  # no edit logged
+
+
+def test_adding_a_memory_is_on_record_once(workspace, alice):
+    memory = services.add_memory(workspace, "  Acme runs three clinics.  ", user=alice)
+    again = services.add_memory(workspace, "Acme runs three clinics.", user=alice)  # already known
+    assert again == memory
+    [event] = WorkspaceEvent.objects.filter(action="memory_added")
+    assert event.user == alice and event.after == "Acme runs three clinics." and event.detail == {"memory": memory.pk}
+    assert event.before is None
 
 
 def test_it_deletes_a_memory_and_keeps_a_record_of_who_did(workspace, alice):
