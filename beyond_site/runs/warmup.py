@@ -79,6 +79,9 @@ def _pipeline() -> None:
     MARKDOWN.render("A *warm* start:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
 
 
+PROVIDER_MODULES = ("pipeline.providers.registry", "pipeline.providers.offline", "pipeline.providers.scripted")
+
+
 def _providers() -> None:
     # Imported when a run first needs them (the offline engine alone is some twenty modules), and
     # the channel layer the runs' doorbells ring through.
@@ -87,7 +90,6 @@ def _providers() -> None:
     get_channel_layer()
 
 
-PROVIDER_MODULES = ("pipeline.providers.registry", "pipeline.providers.offline", "pipeline.providers.scripted")
 PARTS = {"views": _urls, "prepared queries": _prepared_queries, "framework packs": _framework_packs,
          "templates": _templates, "pipeline": _pipeline, "providers": _providers}
 #: What a worker of the scaled mode uses: it runs runs, and draws no page.

@@ -31,4 +31,4 @@ def prepare(packs: Packs = None) -> None:
         _recognisable_titles(pack)
         if pack.point_names:
             _names_by_article(pack)
-    _grammar(tuple(name for pack in found.extra for name in (pack.name, *pack.aliases)))
+    _grammar(found.extra_names)

@@ -47,7 +47,6 @@ class CitationGate:
         self.approved = ApprovedSet(brief, self.packs)
         # The brief's own words: a draft may repeat them in quotes near a citation it relies on.
         self._brief_words = " ".join([brief.task, *brief.judgments, *(s.content_spec for s in brief.steps)])
-        self._extra_names = tuple(name for pack in self.packs.extra for name in (pack.name, *pack.aliases))
         self._verdicts: dict[tuple, Issue | None] = {}   # a draft repeats its citations and quotes
 
     def check(self, draft: str) -> list[Issue]:
@@ -77,7 +76,7 @@ class CitationGate:
 
     def _quote_findings(self, draft: str, found: list[Found]) -> list[tuple[int, Issue]]:
         findings = []
-        for attribution in attributions(draft, found, self._extra_names):
+        for attribution in attributions(draft, found, self.packs.extra_names):
             key = ("quote", attribution.quote, *((item.pack_key, item.ref) for item in attribution.citations))
             if key not in self._verdicts:
                 self._verdicts[key] = self._judge_attribution(attribution)

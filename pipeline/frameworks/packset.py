@@ -21,6 +21,8 @@ class PackSet:
         self.by_key: dict[str, Pack] = {**shipped, **{pack.key: pack for pack in self.extra}}
         self._names = {name: pack for pack in reversed(self.extra)
                        for name in map(_squash, (pack.name, pack.key, *pack.aliases))}
+        #: The imported packs' names and aliases, as a text may write them (before the shipped names).
+        self.extra_names = tuple(name for pack in self.extra for name in (pack.name, *pack.aliases))
 
     def get(self, key: str) -> Pack:
         """The pack `key`; KeyError if neither shipped nor given."""

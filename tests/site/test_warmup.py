@@ -106,16 +106,20 @@ def test_daphne_warms_the_application_up_before_it_listens(tmp_path):
     assert "templates" in text[text.find("warmed up in"):].splitlines()[0]
 
 
+def _passes_in_a_process_of_its_own(code: str) -> None:
+    done = subprocess.run([sys.executable, "-c", code + "\nprint('ok')"], cwd=settings.BASE_DIR,
+                          capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
 def test_a_process_that_only_imports_daphne_does_not_warm_up():
     # channels' live-server tests import daphne's server; their test database is not made yet.
     code = ("import gc, daphne.server\n"
             "from beyond_site.asgi import application\n"
             "from beyond_site.runs.warmup import daphne_serves\n"
-            "assert not daphne_serves() and gc.get_freeze_count() == 0\n"
-            "print('ok')")
-    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
-                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}, timeout=120)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+            "assert not daphne_serves() and gc.get_freeze_count() == 0")
+    _passes_in_a_process_of_its_own(code)
 
 
 def test_settling_freezes_what_exists_and_spaces_out_the_young_collections():
@@ -128,8 +132,5 @@ def test_settling_freezes_what_exists_and_spaces_out_the_young_collections():
             "assert gc.get_threshold() == GC_THRESHOLDS\n"
             "young = [[]]; young[0].append(young)  # a cycle made after: still collected\n"
             "del young\n"
-            "assert gc.collect() >= 2 and gc.get_freeze_count() == frozen\n"
-            "print('ok')")
-    done = subprocess.run([sys.executable, "-c", code], cwd=settings.BASE_DIR, capture_output=True, text=True,
-                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}, timeout=120)
-    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+            "assert gc.collect() >= 2 and gc.get_freeze_count() == frozen")
+    _passes_in_a_process_of_its_own(code)
