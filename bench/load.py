@@ -8,7 +8,9 @@ fragments until the run's end. The models are scripted with fixed latencies (pla
 1 s, verifier 0.5 s, recap 0.5 s, four steps: about 3 s a run if nothing waits). Prints, per run,
 the wall time from submission to the end on the page (p50, p95, max) against that ideal; the lag
 between an event being recorded and the page receiving it (p50, p95, max); pages that never saw
-their run's end; runs lost; the server processes' peak RSS and CPU time.
+their run's end; runs lost; the server processes' peak RSS and CPU time; the first web process's CPU
+by thread up to the moment 95% of the submissions were answered (the window the p95 depends on)
+and after; and whether the load generator itself kept up (its own event loop's lateness).
 """
 from __future__ import annotations
 
@@ -161,7 +163,62 @@ class Member:
             ready.put_nowait(self.n)  # a member who never got in does not hold the others back
 
 
-async def drive(bases: list[str], runs: int, timeout: float, on_start=lambda: None) -> list[Member]:
+class Burst:
+    """Is the load generator keeping up (its event loop's own lateness, its CPU until every submission
+    was answered), and where the first web process's CPU went up to the moment 95% of the
+    submissions were answered (by thread: lib/threads.py names them for the operating system)."""
+
+    def __init__(self, pid: int | None):
+        self.pid = pid
+        self.late: list[float] = []
+        self.client: tuple[float, float] | None = None  # CPU, wall until every submission was answered
+        self.threads: list[dict[str, float]] = [thread_cpu(pid)] if pid else []
+
+    async def watch(self, members: list[Member], tick: float = 0.005) -> None:
+        cpu, started = time.process_time(), time.monotonic()
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(tick)
+            self.late.append(time.monotonic() - before - tick)
+            answered = sum(bool(m.answered or m.error) for m in members)
+            if self.pid and len(self.threads) == 1 and answered >= 0.95 * len(members):
+                self.threads.append(thread_cpu(self.pid))
+            if self.client is None and answered == len(members):
+                self.client = (time.process_time() - cpu, time.monotonic() - started)
+
+    def report(self) -> None:
+        if self.late:
+            cpu, wall = self.client or (float("nan"), float("nan"))
+            print(f"the load generator's event loop: late p50 {pct(self.late, 50) * 1000:.0f} ms p95 "
+                  f"{pct(self.late, 95) * 1000:.0f} ms max {max(self.late) * 1000:.0f} ms; its CPU {cpu:.2f} s in the "
+                  f"{wall:.2f} s until every submission was answered")
+        if len(self.threads) == 3:
+            start, at95, end = self.threads
+            groups = sorted(end, key=lambda g: start.get(g, 0) - end[g])
+            print("web process CPU by thread (s): " + "; ".join(
+                f"{g} {at95.get(g, 0) - start.get(g, 0):.2f} + {end[g] - at95.get(g, 0):.2f}" for g in groups
+                if end[g] - start.get(g, 0) >= 0.005) + "  (up to 95% of the submissions answered + after)")
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of a process's threads, by name with its number taken off (http-3 counts as http)."""
+    out: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread has just ended
+        group = re.sub(r"-\d+$", "", name)
+        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return out
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+async def drive(bases: list[str], runs: int, timeout: float, on_start=lambda: None,
+                watched: int | None = None) -> tuple[list[Member], Burst]:
     start, ready = asyncio.Event(), asyncio.Queue()
     members = [Member(bases[n % len(bases)], n) for n in range(runs)]
     tasks = [asyncio.create_task(m.go(start, ready, timeout)) for m in members]
@@ -172,9 +229,14 @@ async def drive(bases: list[str], runs: int, timeout: float, on_start=lambda: No
         waiting.discard(await ready.get())
     await asyncio.sleep(1)  # the last page's requests settle
     on_start()
+    burst = Burst(watched)
+    watch = asyncio.create_task(burst.watch(members))
     start.set()
     await asyncio.gather(*tasks)
-    return members
+    watch.cancel()
+    if watched:
+        burst.threads.append(thread_cpu(watched))
+    return members, burst
 
 
 def wait_http(url: str, proc: subprocess.Popen, log: Path) -> None:
@@ -305,7 +367,7 @@ def main() -> int:
 
         Member.floor = args.floor
         client_before = time.process_time()
-        members = asyncio.run(drive(bases, args.runs, args.timeout, runs_begin))
+        members, burst = asyncio.run(drive(bases, args.runs, args.timeout, runs_begin, watched=procs[0].pid))
         client_cpu = time.process_time() - client_before
         elapsed = time.monotonic() - started
         usage = [proc_usage(p.pid) for p in procs]
@@ -338,6 +400,7 @@ def main() -> int:
         print(f"process {n} ({'daphne' if n < args.web else 'worker'}): peak RSS {peak:6.0f} MB, CPU {cpu:6.1f} s"
               f" ({cpu - cpu_before:.1f} s after the logins, {kernel - kernel_before:.1f} s of it in the kernel)")
     print(f"the load generator itself (this process, logins included): CPU {client_cpu:.1f} s")
+    burst.report()
     problems = Counter(re.sub(r"\d+", "N", line.strip())[:400] for line in log.read_text(errors="replace").splitlines()
                        if re.search(r"WARNING|ERROR|Error|Exception|refused|timed out", line))
     for line, count in problems.most_common(6):

@@ -30,6 +30,8 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
 
+from beyond_site.lib.threads import os_name
+
 
 class AdmittingASGIHandler(ASGIHandler):
     """Django's ASGI handler, working on at most `limit` requests at a time (first come, first served)."""
@@ -42,9 +44,11 @@ class AdmittingASGIHandler(ASGIHandler):
         self._slots = asyncio.Semaphore(limit)
         # One thread per slot; a request holding a slot holds one of them (taken and given back
         # on the event loop, so no lock is needed).
-        self._threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beyond-http-{k}")
+        self._threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"beyond-http-{k}",
+                                            initializer=os_name, initargs=(f"http-{k}",))
                          for k in range(limit)]
-        self._edge = ThreadPoolExecutor(max_workers=1, thread_name_prefix="beyond-http-edge")
+        self._edge = ThreadPoolExecutor(max_workers=1, thread_name_prefix="beyond-http-edge",
+                                        initializer=os_name, initargs=("http-edge",))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

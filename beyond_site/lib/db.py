@@ -29,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from django.conf import settings
 from django.db import close_old_connections
 
+from beyond_site.lib.threads import named
+
 _executors: dict[str, ThreadPoolExecutor] = {}
 LANES = ("runs", "pages", "background")
 
@@ -39,7 +41,8 @@ def _threads(lane: str) -> int:
 
 def _pool(lane: str) -> ThreadPoolExecutor:
     if lane not in _executors:
-        _executors[lane] = ThreadPoolExecutor(max_workers=_threads(lane), thread_name_prefix=f"beyond-db-{lane}")
+        _executors[lane] = ThreadPoolExecutor(max_workers=_threads(lane), thread_name_prefix=f"beyond-db-{lane}",
+                                              initializer=named(f"db-{lane}"))
     return _executors[lane]
 
 

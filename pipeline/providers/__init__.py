@@ -15,7 +15,8 @@ from pipeline.topology import ROLES, RoleConfig, Topology
 
 def _instance_key(cfg: RoleConfig) -> str:
     if cfg.provider == "scripted":
-        return f"scripted:{os.path.realpath(cfg.path or '')}"
+        # abspath, not realpath: no file system calls on the event loop at every run's start.
+        return f"scripted:{os.path.abspath(cfg.path or '')}"
     # Effort travels with each request; everything else shapes the provider instance.
     return json.dumps(cfg.model_dump(exclude={"effort"}), sort_keys=True)
 

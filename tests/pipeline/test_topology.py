@@ -30,10 +30,11 @@ def test_it_validates_topologies_with_clear_messages():
         parse_topology({r: {"provider": "offline", "effort": "max"} for r in ("planner", "executor", "verifier", "summarizer")})
 
 
-def test_roles_share_one_scripted_instance_and_mixed_families_get_their_own(tmp_path):
+def test_roles_share_one_scripted_instance_and_mixed_families_get_their_own(tmp_path, monkeypatch):
     path = scripting.write(tmp_path, scripting.script({}))
+    monkeypatch.chdir(tmp_path)
     topo = parse_topology({
-        "planner": {"provider": "scripted", "path": str(path)},
+        "planner": {"provider": "scripted", "path": f"./{path.name}"},  # the same file, spelled otherwise
         "executor": {"provider": "openrouter", "model": "x-ai/grok-4", "effort": "low"},
         "verifier": {"provider": "openrouter", "model": "anthropic/claude-haiku-4.5", "effort": "low"},
         "summarizer": {"provider": "scripted", "path": str(path)},
