@@ -18,6 +18,7 @@ from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
 from beyond_site.runs.models import Run, Step
+from beyond_site.runs.services import conversation_title
 from beyond_site.runs.selectors import evidence_items, halt_reasons
 from beyond_site.runs.wording import OFFLINE_TIP
 
@@ -53,7 +54,9 @@ class Section:
 @dataclass
 class Deliverable:
     run: Run
-    title: str
+    title: str  # document_title(run)
+    #: This run's instruction, when it is not the title already (a follow-up's, or a renamed conversation's).
+    task: str
     workspace: str
     date: str
     models: list[tuple[str, str]]  # (role, "provider model, effort")
@@ -92,8 +95,9 @@ def build(run: Run) -> Deliverable:
             section.note = NOT_RELEASED
         sections.append(section)
     when = run.finished_at or run.created_at
+    title, task = document_title(run), one_line(run.task)[:2000]
     return Deliverable(
-        run=run, title=one_line(run.task)[:300], workspace=run.workspace.name, date=when.date().isoformat(),
+        run=run, title=title, task="" if task == title else task, workspace=run.workspace.name, date=when.date().isoformat(),
         models=_models(run), sections=sections, citations=list((run.brief or {}).get("citations") or []),
         outcome=_outcome(run, sections), counts=_counts(sections),
         run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
@@ -161,7 +165,22 @@ def one_line(text) -> str:
     return " ".join(clean(text).split())
 
 
+def document_title(run: Run) -> str:
+    """What the document is called: its conversation's name when a member renamed it, else the task
+    that began the conversation, whole (the conversation's own name for it is cut to fit the list).
+    A follow-up's instruction ("add a section on cloud assets") asks for a revision of that
+    document: it is not the document's name."""
+    conversation = run.conversation
+    if conversation is None:
+        return one_line(run.task)[:300]
+    first = conversation.runs.order_by("pk").values_list("task", flat=True).first() or run.task
+    named = one_line(conversation.title)
+    if not named or named == one_line(conversation_title(first)):
+        return one_line(first)[:300]
+    return named[:300]
+
+
 def filename(run: Run, ext: str) -> str:
     # ASCII letters, digits and dashes only: safe in a header and on any file system.
-    stem = slugify(run.task)[:50].strip("-") or "run"
+    stem = slugify(document_title(run))[:50].strip("-") or "run"
     return re.sub(r"[^a-z0-9.-]", "", f"beyond-run-{run.pk}-{stem}.{ext}")

@@ -61,7 +61,8 @@ def _properties(doc, d: Deliverable) -> None:
 def _title_page(doc, d: Deliverable) -> None:
     _properties(doc, d)
     doc.add_heading(d.title, level=0)
-    for label, value in (("Workspace", d.workspace), ("Date", d.date), ("Prepared with", f"Beyond, run {d.run.pk}")):
+    for label, value in ((("Task", d.task),) if d.task else ()) + (
+            ("Workspace", d.workspace), ("Date", d.date), ("Prepared with", f"Beyond, run {d.run.pk}")):
         p = doc.add_paragraph()
         p.add_run(f"{label}: ").bold = True
         p.add_run(value)

@@ -148,7 +148,7 @@ def _section(section: Section, first_warning: int) -> list[str]:
 
 def write(deliverable: Deliverable) -> str:
     d = deliverable
-    out = ["# " + text(d.title), "",
+    out = ["# " + text(d.title), "", *([f"**Task:** {text(d.task)}  "] if d.task else []),
            f"**Workspace:** {text(d.workspace)}  ", f"**Date:** {d.date}  ",
            f"**Prepared with:** Beyond, run {d.run.pk}", "",
            "## Models", "", *table([["Role", "Model"]], [[role.capitalize(), text(m)] for role, m in d.models]), ""]

@@ -14,6 +14,8 @@ from markdown_it import MarkdownIt
 
 from pipeline import events as ev
 from pipeline.events import Event
+from beyond_site.runs.services import conversation_title, start_run
+from beyond_site.workspaces.models import Conversation
 from tests import scripting
 from tests.browser.scenarios import EVIL
 from tests.site.chat_support import new_run, record, released, workspace_with
@@ -181,3 +183,43 @@ def test_an_unfinished_run_cannot_be_exported_yet(alice):
 def test_exports_are_404_for_non_members(finished, bob):
     assert get(bob, finished, "md").status_code == 404
     assert get(bob, finished, "docx").status_code == 404
+
+
+def finished_run(run):
+    record(run, Event(ev.BriefReady(brief=scripting.brief(1))), released(1, "The revised register."),
+           Event(ev.RunCompleted()))
+    return run
+
+
+def test_a_follow_up_is_exported_under_its_documents_name_with_its_own_instruction_below(finished, alice):
+    """A follow-up asks for a revision: the document keeps the name the conversation began with."""
+    follow_up, _ = start_run(finished.workspace, "Add a section on cloud assets", user=alice,
+                             conversation=finished.conversation)
+    finished_run(follow_up)
+    doc = docx_of(get(alice, follow_up, "docx"))
+    assert [(p.style.name, p.text) for p in doc.paragraphs[:2]] == [
+        ("Title", 'Access "policy" / v2 <draft>'), ("Normal", "Task: Add a section on cloud assets")]
+    assert doc.core_properties.title == 'Access "policy" / v2 <draft>'
+    response = get(alice, follow_up, "md")
+    assert response.content.decode().startswith(
+        '# Access "policy" / v2 \\<draft\\>\n\n**Task:** Add a section on cloud assets  \n**Workspace:** ')
+    assert response["Content-Disposition"] == f'attachment; filename="beyond-run-{follow_up.pk}-access-policy-v2-draft.md"'
+    # The conversation's first run says its task once: as the title.
+    assert "Task:" not in get(alice, finished, "md").content.decode()
+
+
+def test_a_renamed_conversation_names_the_document_and_a_long_first_task_is_kept_whole(alice):
+    workspace = workspace_with(member=alice)
+    task = ("Draft our ISO/IEC 27001:2022 asset-register overview for the three clinics, the head office "
+            "and the cloud services we run")
+    run = new_run(workspace, alice, task=task)
+    run.conversation.title = conversation_title(task)  # as the chat names it: cut to fit the list
+    run.conversation.save()
+    finished_run(run)
+    assert run.conversation.title.endswith("…")
+    assert get(alice, run, "md").content.decode().startswith(f"# {task}\n\n**Workspace:** ")
+
+    Conversation.objects.filter(pk=run.conversation_id).update(title="Asset register <overview>")
+    text = get(alice, run, "md").content.decode()
+    assert text.startswith(f"# Asset register \\<overview\\>\n\n**Task:** {task}  \n")
+    assert get(alice, run, "docx")["Content-Disposition"].endswith(f'-{run.pk}-asset-register-overview.docx"')
