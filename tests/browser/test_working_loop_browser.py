@@ -40,12 +40,14 @@ def test_a_follow_up_revises_the_released_document(page, server_parts):
     second = send(page, "Add a section on remote work")
     expect(second).to_have_attribute("data-run-status", "completed", timeout=30_000)
     revised = [t.inner_text() for t in second.locator("[data-step] .step-title").all()]
-    assert revised == titles + ["Remote work"]
+    assert revised == titles[:-1] + ["Remote work", titles[-1]]  # before the section that closes the policy
+    expect(second.locator(".recap")).to_contain_text("This document revises the one released earlier")
     assert page.locator("[data-run-status]").count() == 2  # both in the same conversation
 
     before, after = record_of(env, run_id(first)), record_of(env, run_id(second))
     assert after["conversation"] == before["conversation"]
     released = {s["index"]: s["content"].strip() for s in before["steps"]}
+    revised_steps = {s["index"]: s["content"].strip() for s in after["steps"]}
     calls = {role: [c for c in after["calls"] if c["role"] == role] for role in ("planner", "executor", "verifier")}
     assert calls["planner"] and calls["executor"] and calls["verifier"]
     for call in calls["planner"] + calls["executor"]:
@@ -54,7 +56,8 @@ def test_a_follow_up_revises_the_released_document(page, server_parts):
     for call in calls["verifier"]:
         # The verifier sees the brief and the one draft under review (a carried-over step is its own
         # draft): no other step of the earlier document, not the earlier message, not its recap.
-        others = [content for index, content in released.items() if index != call["step"]]
+        under_review = revised_steps[call["step"]]  # steps after the one added moved down by one
+        others = [content for content in released.values() if content != under_review]
         assert not any(content in call["given"] for content in others)
         assert "Draft our information security policy" not in call["given"]
         assert "This document responds to" not in call["given"]

@@ -41,13 +41,20 @@ async def test_adding_a_section_carries_the_document_over_and_adds_it():
     events = await run(follow_up(ctx, document, "Add a section on remote work"))
     assert events[-1].type == ev.RUN_COMPLETED
     revised = released(events)
-    assert [s.title for s in revised] == [s.title for s in document] + ["Remote work"]
-    assert [s.content for s in revised[:-1]] == [s.content for s in document]  # word for word
+    # The new section goes in before the section that closes the document, which still ends it.
+    assert document[-1].title == "Compliance and review"
+    assert [s.title for s in revised] == [s.title for s in document[:-1]] + ["Remote work", document[-1].title]
+    added = revised[-2]
+    assert [s.content for s in revised if s is not added] == [s.content for s in document]  # word for word
+    assert [s.index for s in revised] == list(range(1, len(document) + 2))
     assert {s.badge for s in revised} == {"passed"}  # every carried citation approved again, nothing flagged
-    assert "remote work" in revised[-1].content and "BrightDesk" in revised[-1].content
+    assert "remote work" in added.content and "BrightDesk" in added.content
     brief = next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
     assert brief["judgments"][0].startswith("This run revises the document released earlier")
-    assert "add a section on remote work" not in revised[-1].content.lower()  # not a document about the request
+    assert "add a section on remote work" not in added.content.lower()  # not a document about the request
+    recap = next(e.payload.summary for e in events if e.type == ev.SUMMARY_READY)
+    assert recap.startswith("- This document revises the one released earlier in this conversation, as asked: "
+                            "Add a section on remote work")
 
 
 async def test_removing_a_section_leaves_it_out():
@@ -71,3 +78,25 @@ async def test_a_new_task_in_the_same_conversation_is_a_new_document():
     events = await run(follow_up(ctx, document, "Draft our incident response procedure"))
     brief = next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
     assert not brief["judgments"][0].startswith("This run revises")
+
+
+def test_an_added_section_goes_before_the_sections_that_close_a_document():
+    from pipeline.providers.offline.revision import Revision, revise
+
+    def doc(*titles):
+        return tuple(ReleasedStep(n, t, f"## {t}\n\nText.", "passed") for n, t in enumerate(titles, 1))
+
+    def titles_after(*titles):
+        brief = revise(Context(task="Add a section on cloud assets"), Revision(doc(*titles), "add", "cloud assets"),
+                       "BrightDesk")
+        assert [s.index for s in brief.steps] == list(range(1, len(brief.steps) + 1))
+        return [s.title for s in brief.steps]
+
+    assert titles_after("Scope", "Register template", "Maintenance and review", "Open points and next steps") == [
+        "Scope", "Register template", "Cloud assets", "Maintenance and review", "Open points and next steps"]
+    assert titles_after("Scope", "Key facts", "Questions and sign-off") == [
+        "Scope", "Key facts", "Cloud assets", "Questions and sign-off"]
+    assert titles_after("Scope", "Decisions and actions") == ["Scope", "Decisions and actions", "Cloud assets"]
+    # Only a closing run at the end counts: a review section in the middle stays where it is.
+    assert titles_after("Monitoring and review of suppliers", "Supplier register") == [
+        "Monitoring and review of suppliers", "Supplier register", "Cloud assets"]

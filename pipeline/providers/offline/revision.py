@@ -18,7 +18,7 @@ from pipeline.schemas import Brief, Citation, StepPlan
 from pipeline.words import topic_words
 
 from .citing import as_citations, explicit_picks
-from .doctypes import TBC
+from .doctypes import OPEN_POINTS, TBC
 from .fields import Fill
 from .reading import Reading
 from .sections import practice_blocks
@@ -37,6 +37,16 @@ _REMOVED = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop|cut|take out)\s+
 _TAIL = re.compile(r"\s+(?:to|in|into|from)\s+(?:the|this|our|that)\s+(?:document|policy|procedure|register|"
                    r"plan|draft|text|email|letter|report|record)\b.*$|[.!?;:]+\s*$", re.I | re.S)
 CARRIED = "Carry over, word for word, step {index} of the document released earlier in this conversation"
+#: How a revision's brief opens (its first judgment): the executor and the recap tell a revision by it.
+REVISES = "This run revises the document released earlier in this conversation"
+#: Sections that close a document (open points, review, approval, sign-off, lessons learned): a
+#: section a follow-up adds goes in before them, not after.
+_CLOSING = re.compile(r"\b(?:open points|next steps|review|approval|sign-off|conclusion|lessons learned|maintenance|"
+                      r"document control)\b", re.I)
+
+
+def closes_document(title: str) -> bool:
+    return title == OPEN_POINTS.title or _CLOSING.search(title) is not None
 
 
 @dataclass(frozen=True)
@@ -95,14 +105,18 @@ def revise(ctx: Context, revision: Revision, org: str) -> Brief:
     steps = [StepPlan(index=n, title=s.title, content_spec=CARRIED.format(index=s.index) + f' ("{s.title}").')
              for n, s in enumerate(kept, 1)]
     if revision.added:
-        steps.append(StepPlan(index=len(steps) + 1, title=revision.added[:1].upper() + revision.added[1:],
-                              content_spec=f"A new section on {revision.added} for {org}, written to fit the "
-                                           "document it joins; facts only from the workspace."))
+        at = len(steps)
+        while at > 0 and closes_document(steps[at - 1].title):
+            at -= 1  # before the sections that end the document
+        steps.insert(at, StepPlan(index=at + 1, title=revision.added[:1].upper() + revision.added[1:],
+                                  content_spec=f"A new section on {revision.added} for {org}, written to fit the "
+                                               "document it joins; facts only from the workspace."))
+        steps = [step.model_copy(update={"index": n}) for n, step in enumerate(steps, 1)]
     if not revision.applied:
         steps.append(StepPlan(index=len(steps) + 1, title="Change requested",
                               content_spec="Say plainly which change was asked for and that the offline engine "
                                            "carried the document over unchanged instead of rewording it."))
-    judgments = [f"This run revises the document released earlier in this conversation ({len(revision.previous)} "
+    judgments = [f"{REVISES} ({len(revision.previous)} "
                  "steps): the steps kept are carried over word for word and inspected again."]
     if revision.added:
         judgments.append(f"One section is added, on {revision.added}.")
@@ -114,6 +128,10 @@ def revise(ctx: Context, revision: Revision, org: str) -> Brief:
                          "do; the document is carried over unchanged and says so.")
     return Brief(task=ctx.task.strip()[:2000], judgments=judgments,
                  citations=_carried_citations("\n\n".join(s.content for s in kept)), steps=steps)
+
+
+def is_revision(brief: Brief) -> bool:
+    return bool(brief.judgments) and brief.judgments[0].startswith(REVISES)
 
 
 def _carried_citations(text: str) -> list[Citation]:
@@ -129,7 +147,7 @@ def compose_revision_step(ctx: Context, reading: Reading, brief: Brief, step: St
     index = carried_index(step)
     if index is not None and index in previous:
         return previous[index].content.strip() + "\n"
-    if not previous or not brief.judgments or not brief.judgments[0].startswith("This run revises"):
+    if not previous or not is_revision(brief):
         return None
     if step.title == "Change requested":
         return (f"## Change requested\n\nThe change asked for, “{ctx.task.strip()}”, rewords the document above. "

@@ -7,6 +7,7 @@ from pipeline import badges as badge_words
 from pipeline.schemas import Brief
 
 from .doctypes import TBC
+from .revision import is_revision
 
 #: An open point is the marker standing where a value would, not the sentence that explains it
 #: ("...are marked to be confirmed").
@@ -19,7 +20,10 @@ def open_points(content: str) -> int:
 
 def recap(brief: Brief, released: list[dict]) -> str:
     """3-6 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
-    lines = [f"- This document responds to: {brief.task.strip()}"]
+    if is_revision(brief):  # a follow-up: the document is the earlier one, changed as asked
+        lines = [f"- This document revises the one released earlier in this conversation, as asked: {brief.task.strip()}"]
+    else:
+        lines = [f"- This document responds to: {brief.task.strip()}"]
     counts: dict[str, int] = {}
     for step in released:
         counts[step["badge"]] = counts.get(step["badge"], 0) + 1
