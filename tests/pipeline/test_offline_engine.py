@@ -259,7 +259,12 @@ async def test_it_summarizes_with_badges_open_points_and_its_provenance():
     content = "\n".join(s["content"] for s in released)
     markers = content.count("to be confirmed") - content.count("marked to be confirmed")  # not the explanation
     assert 0 < markers < content.count("to be confirmed")
-    assert f'Open points marked "to be confirmed": {markers};' in recap
+    # The total, and where they stand: the open-points section lists only what the brief left open.
+    where = [(s["title"], s["content"].count("to be confirmed") - s["content"].count("marked to be confirmed"))
+             for s in released]
+    places = ", ".join(f"{n} in {title}" for title, n in where if n)
+    assert len([n for _, n in where if n]) >= 2
+    assert f'Open points marked "to be confirmed": {markers} ({places}); settle them before approval.' in recap
     assert not any(word in recap.lower() for word in ("verified", "true", "correct"))
 
 

@@ -38,7 +38,20 @@ def recap(brief: Brief, released: list[dict]) -> str:
     frameworks = list(dict.fromkeys(c.framework for c in used))
     lines.append(f"- Frameworks cited: {', '.join(frameworks)} ({len(used)} references)." if frameworks
                  else "- No framework reference is cited in the released steps.")
-    lines.append(f'- Open points marked "{TBC}": {open_points(content)}; settle them before approval.')
+    lines.append(_open_points_line(released))
     lines.append("- Produced by Beyond's offline engine (deterministic templates, no language model); "
                  "review it as a first draft.")
     return "\n".join(lines)
+
+
+def _open_points_line(released: list[dict]) -> str:
+    """How many open points the document has, and where: the open-points section lists what the
+    brief left open, while a register's example rows or a section's unknowns are marked where they
+    stand, so the count alone would not match that list."""
+    where = [(s["title"], open_points(s.get("content") or "")) for s in released]
+    where = [(title, n) for title, n in where if n]
+    total = sum(n for _, n in where)
+    if not total:
+        return f'- Open points marked "{TBC}": none.'
+    places = ", ".join(f"{n} in {title}" for title, n in where)
+    return f'- Open points marked "{TBC}": {total} ({places}); settle them before approval.'
