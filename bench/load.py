@@ -78,14 +78,21 @@ def manage(env, *args, stdin: str | None = None) -> str:
     return done.stdout
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(stat: Path) -> tuple[float, float]:
+    """(user, kernel) CPU seconds from a process's or a thread's /proc stat file."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
+
+
 def proc_usage(pid: int) -> tuple[float, float, float]:
     """(peak RSS in MB, CPU seconds, of which in the kernel) of a process, from /proc."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
         peak = int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        tick = os.sysconf("SC_CLK_TCK")
-        user, kernel = int(fields[11]) / tick, int(fields[12]) / tick
+        user, kernel = cpu_seconds(Path(f"/proc/{pid}/stat"))
         return peak, user + kernel, kernel
     except (OSError, AttributeError):
         return 0.0, 0.0, 0.0
@@ -206,15 +213,12 @@ def thread_cpu(pid: int) -> dict[str, float]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            user, kernel = cpu_seconds(task / "stat")
         except OSError:
             continue  # the thread has just ended
         group = re.sub(r"-\d+$", "", name)
-        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        out[group] = out.get(group, 0.0) + user + kernel
     return out
-
-
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 async def drive(bases: list[str], runs: int, timeout: float, on_start=lambda: None,

@@ -61,8 +61,10 @@ def _properties(doc, d: Deliverable) -> None:
 def _title_page(doc, d: Deliverable) -> None:
     _properties(doc, d)
     doc.add_heading(d.title, level=0)
-    for label, value in ((("Task", d.task),) if d.task else ()) + (
-            ("Workspace", d.workspace), ("Date", d.date), ("Prepared with", f"Beyond, run {d.run.pk}")):
+    for label, value in (("Task", d.task), ("Workspace", d.workspace), ("Date", d.date),
+                         ("Prepared with", f"Beyond, run {d.run.pk}")):
+        if not value:
+            continue  # no Task line when the task is the title
         p = doc.add_paragraph()
         p.add_run(f"{label}: ").bold = True
         p.add_run(value)

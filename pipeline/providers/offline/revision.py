@@ -18,7 +18,7 @@ from pipeline.schemas import Brief, Citation, StepPlan
 from pipeline.words import topic_words
 
 from .citing import as_citations, explicit_picks
-from .doctypes import OPEN_POINTS, TBC
+from .doctypes import TBC
 from .fields import Fill
 from .reading import Reading
 from .sections import practice_blocks
@@ -39,14 +39,10 @@ _TAIL = re.compile(r"\s+(?:to|in|into|from)\s+(?:the|this|our|that)\s+(?:documen
 CARRIED = "Carry over, word for word, step {index} of the document released earlier in this conversation"
 #: How a revision's brief opens (its first judgment): the executor and the recap tell a revision by it.
 REVISES = "This run revises the document released earlier in this conversation"
-#: Sections that close a document (open points, review, approval, sign-off, lessons learned): a
-#: section a follow-up adds goes in before them, not after.
+#: Titles of the sections that close a document (open points, review, approval, sign-off, lessons
+#: learned): a section a follow-up adds goes in before them, not after.
 _CLOSING = re.compile(r"\b(?:open points|next steps|review|approval|sign-off|conclusion|lessons learned|maintenance|"
                       r"document control)\b", re.I)
-
-
-def closes_document(title: str) -> bool:
-    return title == OPEN_POINTS.title or _CLOSING.search(title) is not None
 
 
 @dataclass(frozen=True)
@@ -102,20 +98,18 @@ def revise(ctx: Context, revision: Revision, org: str) -> Brief:
     """The brief of the revised document: the earlier steps carried over (citations approved as they
     are written there), the section asked for added, or the change that could not be made said."""
     kept = [s for s in revision.previous if s.index not in revision.removed]
-    steps = [StepPlan(index=n, title=s.title, content_spec=CARRIED.format(index=s.index) + f' ("{s.title}").')
-             for n, s in enumerate(kept, 1)]
+    plan = [(s.title, CARRIED.format(index=s.index) + f' ("{s.title}").') for s in kept]  # (title, content spec)
     if revision.added:
-        at = len(steps)
-        while at > 0 and closes_document(steps[at - 1].title):
+        at = len(plan)
+        while at > 0 and _CLOSING.search(plan[at - 1][0]):
             at -= 1  # before the sections that end the document
-        steps.insert(at, StepPlan(index=at + 1, title=revision.added[:1].upper() + revision.added[1:],
-                                  content_spec=f"A new section on {revision.added} for {org}, written to fit the "
-                                               "document it joins; facts only from the workspace."))
-        steps = [step.model_copy(update={"index": n}) for n, step in enumerate(steps, 1)]
+        plan.insert(at, (revision.added[:1].upper() + revision.added[1:],
+                         f"A new section on {revision.added} for {org}, written to fit the document it joins; "
+                         "facts only from the workspace."))
     if not revision.applied:
-        steps.append(StepPlan(index=len(steps) + 1, title="Change requested",
-                              content_spec="Say plainly which change was asked for and that the offline engine "
-                                           "carried the document over unchanged instead of rewording it."))
+        plan.append(("Change requested", "Say plainly which change was asked for and that the offline engine "
+                                         "carried the document over unchanged instead of rewording it."))
+    steps = [StepPlan(index=n, title=title, content_spec=spec) for n, (title, spec) in enumerate(plan, 1)]
     judgments = [f"{REVISES} ({len(revision.previous)} "
                  "steps): the steps kept are carried over word for word and inspected again."]
     if revision.added:
