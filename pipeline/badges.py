@@ -12,10 +12,16 @@ from dataclasses import dataclass
 
 PASSED = "passed"
 PASSED_AFTER_RERENDER = "passed_after_rerender"
+#: Let through by a verifier that is not a language model (the offline engine's): only the
+#: mechanical checks ran. Never shown as a pass (docs/verifier-contract.md, "Who checked").
+CHECKED = "checked"
 WARNING = "warning"
 HALTED = "halted"
 
-RELEASE_BADGES = (PASSED, PASSED_AFTER_RERENDER, WARNING)
+RELEASE_BADGES = (PASSED, PASSED_AFTER_RERENDER, CHECKED, WARNING)
+
+# Who checked a run's released steps (`run.verification`).
+BY_MODEL, MECHANICAL, MIXED = "model", "mechanical", "mixed"
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,12 @@ WORDING = {
         "The verifier found issues in the first draft; the step was re-rendered once and the verifier "
         "found no contract violation in the second.",
         "passed after a re-render"),
+    CHECKED: Wording(
+        "Checked mechanically",
+        "No language model read this step. Only mechanical checks ran: its framework citations against "
+        "the brief's approved list, and its structure. It was not checked for faithfulness to the brief: "
+        "review before use.",
+        "checked mechanically"),
     WARNING: Wording(
         "Warning",
         "The verifier found issues in both drafts. The step is released with those issues listed below: "

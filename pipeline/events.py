@@ -257,6 +257,13 @@ class RunCancelled(Payload):
     reason: str
 
 
+@_event("run_declined")
+class RunDeclined(Payload):
+    """The planner declined the task: nothing is released and the conversation's document stays."""
+
+    reason: str
+
+
 # The type names other code compares with.
 RUN_STARTED, BRIEF_READY, BRIEF_CHECKED = RunStarted.TYPE, BriefReady.TYPE, BriefChecked.TYPE
 TASK_CHECKED = TaskChecked.TYPE
@@ -269,9 +276,9 @@ MODEL_CALL = ModelCall.TYPE
 RESEARCH_STARTED, SEARCH_DONE, RESEARCH_DONE = ResearchStarted.TYPE, SearchDone.TYPE, ResearchDone.TYPE
 PAGE_FETCHED, PAGE_REFUSED, EVIDENCE_COLLECTED = PageFetched.TYPE, PageRefused.TYPE, EvidenceCollected.TYPE
 RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
-RUN_CANCELLED = RunCancelled.TYPE
+RUN_CANCELLED, RUN_DECLINED = RunCancelled.TYPE, RunDeclined.TYPE
 
-FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED})
+FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED, RUN_DECLINED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})
 
 

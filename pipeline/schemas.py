@@ -51,9 +51,13 @@ class Brief(BaseModel):
     task: str = Field(min_length=1)
     judgments: list[str] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
-    steps: list[StepPlan] = Field(min_length=1, max_length=40)
+    steps: list[StepPlan] = Field(default_factory=list, max_length=40)
     #: The approved evidence: only on runs with web research; absent (None) on the others.
     evidence: list[EvidenceRef] | None = None
+    #: Set when the planner declines the task (it cannot do it faithfully): what it cannot do and
+    #: what would make it possible, in plain words. A declined brief plans no step; the run ends
+    #: `declined` and releases nothing (docs/verifier-contract.md, "Declining").
+    decline_reason: str | None = Field(default=None, max_length=2000)
     #: The brief as the executors and the verifier read it, written once: a run sends it with
     #: every step's requests, and a 40-step brief takes milliseconds to serialise.
     _text: str | None = PrivateAttr(default=None)
@@ -71,8 +75,19 @@ class Brief(BaseModel):
             raise ValueError("judgments must not contain blank bullets")
         return value
 
+    @property
+    def declined(self) -> bool:
+        return self.decline_reason is not None
+
     @model_validator(mode="after")
     def _consistent(self) -> Brief:
+        if self.decline_reason is not None:
+            if not self.decline_reason.strip():
+                raise ValueError("decline_reason must say why the task is declined")
+            if self.steps:
+                raise ValueError("a declined brief plans no step")
+        elif not self.steps:
+            raise ValueError("steps: a brief plans at least one step (or declines the task)")
         indexes = [s.index for s in self.steps]
         if indexes != list(range(1, len(indexes) + 1)):
             raise ValueError(f"steps must be numbered 1..n in document order, got {indexes}")
