@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.library, name="library"),
     path("add/", views.add, name="add"),
     path("<int:document_id>/", views.preview, name="preview"),
+    path("<int:document_id>/row/", views.row, name="row"),
     path("<int:document_id>/download/", views.download, name="download"),
     path("<int:document_id>/remove/", views.remove, name="remove"),
 ]

@@ -2,7 +2,7 @@
 (topology), members and invitations (the invitation views are in invitations.py).
 
 Every view starts from `require_membership(..., ADMIN)`: 404 for non-members, 403 for members and
-auditors. Changes go through beyond_site.workspaces.services (which log them); a valid POST
+auditors. Changes go through the workspaces app's services (members.py, configuration.py: they log them); a valid POST
 redirects with a message, an invalid one renders the page again with the errors by the fields.
 API keys are never shown or accepted: the page says only whether each is set in the environment.
 """
@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.workspaces import access, services
+from beyond_site.workspaces import access, configuration, members
 from beyond_site.workspace_settings.research import research_context
 from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, InviteForm, RoleForm, TopologyForm
 from beyond_site.workspaces.frameworks import available_packs
@@ -94,7 +94,7 @@ def frameworks(request, slug):
     form = FrameworksForm(request.POST, packs=packs)
     if not form.is_valid():
         return render_settings(request, membership, status=400, packs=packs, frameworks_form=form)
-    enabled = services.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
+    enabled = configuration.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
                                               user=request.user)
     if enabled:
         names = ", ".join(packs[key].name for key in enabled)
@@ -113,7 +113,7 @@ def topology(request, slug):
     if not form.is_valid():
         return render_settings(request, membership, status=400, topology_form=form)
     try:
-        stored = services.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
+        stored = configuration.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
     except TopologyError as exc:
         form.add_error(None, str(exc))
         return render_settings(request, membership, status=400, topology_form=form)
@@ -129,7 +129,7 @@ def member_add(request, slug):
     form = AddMemberForm(request.POST)
     if form.is_valid():
         try:
-            added = services.add_existing_member(membership.workspace, form.cleaned_data["username"],
+            added = members.add_existing_member(membership.workspace, form.cleaned_data["username"],
                                                  form.cleaned_data["role"], user=request.user)
         except ValueError as exc:
             form.add_error("username", str(exc))
@@ -164,8 +164,8 @@ def member_role(request, slug, membership_id):
         messages.error(request, "Choose admin, member or auditor.")
         return redirect(settings_url(slug))
     try:
-        changed = services.change_role(target, form.cleaned_data["role"], user=request.user)
-    except services.LastAdminError as exc:
+        changed = members.change_role(target, form.cleaned_data["role"], user=request.user)
+    except members.LastAdminError as exc:
         messages.error(request, str(exc))
         return redirect(settings_url(slug))
     messages.success(request, f"{changed.user.get_username()} is now {changed.get_role_display().lower()}.")
@@ -178,8 +178,8 @@ def member_remove(request, slug, membership_id):
     membership = access.require_membership(request, slug, access.ADMIN)
     target = _member(membership, membership_id)
     try:
-        services.remove_member(target, user=request.user)
-    except services.LastAdminError as exc:
+        members.remove_member(target, user=request.user)
+    except members.LastAdminError as exc:
         messages.error(request, str(exc))
         return redirect(settings_url(slug))
     messages.success(request, f"{target.user.get_username()} removed from the workspace.")
