@@ -39,7 +39,7 @@ _MESSAGES_UNTIL = Prepared(lambda: Message.objects.filter(
     conversation_id=Param("conversation_id"),
     created_at__lte=Param("until", field=Message._meta.get_field("created_at"))).order_by("created_at", "id")
     .values_list("id", "text"))
-_ANSWERS = PreparedIn(lambda ids: Run.objects.filter(message__id__in=ids).order_by().values_list("id", "message_id", "summary", "status"))
+_ANSWERS = PreparedIn(lambda ids: Run.objects.filter(message__id__in=ids).order_by().values_list("id", "message_id", "summary", "status", "decline_reason"))
 _RELEASED = PreparedIn(lambda ids: Step.objects.filter(run__id__in=ids, status=Step.RELEASED).order_by("run_id", "index")
                        .values_list("run_id", "index", "title", "content", "badge", "warnings"))
 _WORKSPACE_FILES = Prepared(lambda: Document.objects.filter(workspace_id=Param("workspace_id"), conversation__isnull=True)
@@ -117,8 +117,11 @@ def _history(run) -> tuple[HistoryMessage, ...]:
         return ()
     earlier = [(pk, text) for pk, text in _MESSAGES_UNTIL.rows(conversation_id=run.conversation_id, until=run.created_at)
                if pk != run.message_id]
-    answers = {message_id: (pk, summary, status) for pk, message_id, summary, status in
-               _ANSWERS.rows([pk for pk, _ in earlier]) if pk != run.pk}
+    # A declined run's answer is its reason: a follow-up sees why nothing was written, and the
+    # conversation's document stays the one an earlier run released.
+    answers = {message_id: (pk, f"It declined the task: {declined}" if declined else summary, status)
+               for pk, message_id, summary, status, declined in _ANSWERS.rows([pk for pk, _ in earlier])
+               if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
     for run_id, index, title, content, badge, warnings in _RELEASED.rows([pk for pk, _, _ in answers.values()]):
         steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ())))
