@@ -11,7 +11,7 @@ from html import unescape
 
 from django.utils.safestring import SafeString, mark_safe
 
-from pipeline.integrity import find_urls, normalise_url
+from pipeline.integrity import find_urls, normalise_url, same_source
 
 
 #: How a page served the document, as the Sources panel and the exports' appendix say it.
@@ -58,11 +58,12 @@ def source_views(items: list[dict], brief: dict | None, released: Iterable[str] 
     """The pages, each marked approved (the brief's evidence) and cited (an address of it, as read
     or after its redirects, appears in `released`, the released steps' content)."""
     approved = {e.get("id") for e in (brief or {}).get("evidence") or []}
-    cited = {normalise_url(found.url) for text in released for found in find_urls(text or "")} - {""}
+    written = {found.url for text in released for found in find_urls(text or "")}
     return [SourceView(id=i.get("id", ""), url=i.get("url", ""), title=i.get("title") or i.get("url", ""),
                        fetched_at=i.get("fetched_at") or "", status=i.get("status", ""), reason=i.get("reason") or "",
                        approved=i.get("id") in approved and i.get("status") == "ok",
-                       cited=any(normalise_url(u) in cited for u in (i.get("url"), i.get("final_url")) if u))
+                       cited=any(same_source(url, address) for url in written
+                                 for address in (i.get("url"), i.get("final_url")) if address))
             for i in items]
 
 
