@@ -114,3 +114,12 @@ def test_the_offline_figures_read_as_one_sentence():
     assert text.startswith("On Beyond's calibration corpus the offline checks caught "
                            f"{FIGURES.caught} of {FIGURES.planted} planted violations")
     assert f"{FIGURES.judgments_caught} of {FIGURES.judgments} contradicted judgments" in text
+
+
+def test_the_docs_quote_the_offline_figures_as_measured():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for doc in ("README.md", "docs/verifier-contract.md"):
+        text = " ".join((root / doc).read_text().replace("\n> ", "\n").split())
+        assert sentence() in text, doc
