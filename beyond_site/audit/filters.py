@@ -84,7 +84,7 @@ def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
         runs = runs.filter(with_step(status=Step.RELEASED, badge=f["badge"]))
     if f.get("warnings"):
         warned = (~Q(warnings=[]) | ~Q(summary_findings=[])
-                  | Exists(Step.objects.filter(run=OuterRef("pk"), status=Step.RELEASED).exclude(warnings=[])))
+                  | Exists(Step.objects.filter(run=OuterRef("pk")).exclude(warnings=[])))
         runs = runs.filter(warned if f["warnings"] == WITH else ~warned)
     if f.get("verification"):
         runs = runs.filter(verification=f["verification"])

@@ -141,3 +141,16 @@ def test_the_calibration_page_says_the_offline_verifier_is_no_model_with_its_fig
     Membership.objects.create(user=alice, workspace=acme, role=Membership.ADMIN)
     html = page(alice, "/w/acme/calibration/")
     assert 'id="mechanical-verifier"' in html and sentence().replace("'", "&#x27;") in html
+
+
+def test_a_calibration_takes_workspace_drafts_only_from_steps_a_model_passed(acme, tmp_path):
+    from django.utils import timezone
+
+    from beyond_site.calibration.calibrating import workspace_runs
+
+    offline_run()
+    model = run_task(tmp_path, {1: {"executor": ["Model-checked text."], "verifier": [PASS]}})
+    legacy = Run.objects.exclude(pk=model["run"]["id"]).get()
+    legacy.steps.update(badge=badges.PASSED)  # as an offline run recorded before `checked` reads
+    taken = workspace_runs(acme, finished_by=timezone.now(), limit=50)
+    assert [text for _, _, text in taken] == ["Model-checked text."]
