@@ -86,4 +86,5 @@ async def test_every_schema_form_sent_to_a_server_accepts_a_declined_brief(name)
     assert conforms(declined, schema, schema)
     assert not conforms({**declined, "decline_reason": 7}, schema, schema)  # the checker does check
     assert conforms(scripting.brief(2), schema, schema)  # and an ordinary brief still conforms
+    assert "never write a document of another kind" in schema["properties"]["decline_reason"]["description"]
     assert parse_brief(json.dumps(declined)).declined  # what validates it after it arrives agrees
