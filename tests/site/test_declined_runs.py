@@ -132,3 +132,11 @@ def test_the_audit_pages_show_and_filter_declined_runs(conversation_with_a_decli
     assert "declined: nothing checked" in listing
     detail = client.get(f"/w/acme/audit/runs/{declined.pk}/").content.decode()
     assert "<dt>Declined</dt>" in detail and REASON.replace("'", "&#x27;") in detail
+
+
+def test_every_event_that_ends_a_run_leaves_a_status_the_chain_expects():
+    from beyond_site.runs.chain import FINAL_STATUS
+    from pipeline import events as ev
+
+    assert set(FINAL_STATUS) == ev.FINAL_TYPES and FINAL_STATUS[ev.RUN_DECLINED] == Run.DECLINED
+    assert Run.DECLINED in Run.FINISHED
