@@ -154,3 +154,15 @@ def test_a_calibration_takes_workspace_drafts_only_from_steps_a_model_passed(acm
     legacy.steps.update(badge=badges.PASSED)  # as an offline run recorded before `checked` reads
     taken = workspace_runs(acme, finished_by=timezone.now(), limit=50)
     assert [text for _, _, text in taken] == ["Model-checked text."]
+
+
+def test_the_run_s_verification_combines_its_steps_checkers():
+    from beyond_site.runs.verification import combined, shown_badge
+
+    M, X, MIX = badges.BY_MODEL, badges.MECHANICAL, badges.MIXED
+    assert [combined(k) for k in ([], [None], [M, M], [X], [M, X], [MIX, M], [None, X])] == [
+        None, None, M, X, MIX, MIX, X]
+    # Only a pass no model read is shown as checked; a warning stays a warning, a model's pass a pass.
+    assert shown_badge(badges.PASSED, X) == shown_badge(badges.PASSED_AFTER_RERENDER, X) == badges.CHECKED
+    assert shown_badge(badges.WARNING, X) == badges.WARNING and shown_badge(badges.PASSED, MIX) == badges.PASSED
+    assert shown_badge(badges.PASSED, M) == badges.PASSED and shown_badge(None, X) is None
