@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from pipeline.calibration.offline import sentence
 from tests import scripting
 from tests.browser.conftest import add_scripted_workspace, login, run_script
+from tests.browser.test_chat_browser import shot
 from tests.browser.test_working_loop_browser import send
 from tests.scripting import PASS
 
@@ -36,6 +37,7 @@ def test_an_offline_run_reads_checked_mechanically_with_what_that_covers(page, s
     badge.focus()  # the explanation shows on keyboard focus, as on hover
     shown = badge.evaluate("b => getComputedStyle(b, '::after').content")
     assert "No language model read this step" in shown
+    shot(page, "chat-offline-checked-badge")
     line = run.locator(".run-verification")
     expect(line).to_contain_text("Checked mechanically: no language model read these steps.")
     expect(line).to_contain_text("On Beyond's calibration corpus the offline checks caught")
@@ -70,6 +72,8 @@ def test_a_declined_follow_up_shows_its_reason_and_leaves_the_document_as_it_was
         expect(run.locator("[data-action=run-again]")).to_have_count(0)
 
     shows_a_declined_run(second)
+    second.scroll_into_view_if_needed()
+    shot(page, "chat-declined-follow-up")
     page.reload()  # the same, replayed from the record
     runs = page.locator("[data-run-status]")
     expect(runs).to_have_count(2)
