@@ -122,6 +122,7 @@ def test_the_audit_pages_say_who_checked_and_filter_by_it(acme, alice, tmp_path)
     assert f'/runs/{model["run"]["id"]}/' not in page(alice, "/w/acme/audit/?verification=mechanical")
     detail = page(alice, f"/w/acme/audit/runs/{offline['run']['id']}/")
     assert 'data-verification="mechanical"' in detail and "checked mechanically</span>" in detail
+    assert "verifier (no language model) verdict:" in detail and "model verdict:" not in detail
 
 
 def test_the_exports_say_who_checked_and_what_the_badges_mean(acme, tmp_path):
