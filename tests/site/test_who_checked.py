@@ -21,7 +21,7 @@ from beyond_site.workspaces.models import Membership
 from tests import scripting
 from tests.scripting import PASS, fail
 from tests.site.audit_support import run_task
-from tests.site.chat_support import new_run, record, released, workspace_with
+from tests.site.chat_support import new_run, record, workspace_with
 from tests.site.test_tamper_evidence import assert_caught, sql, verify
 
 pytestmark = pytest.mark.django_db(transaction=True)
