@@ -41,7 +41,7 @@ def released_document_text(document: tuple[ReleasedStep, ...], recap: str, statu
     """How an earlier run's answer reads in the conversation: every released step, its badge and
     warnings, then the recap, so a follow-up can revise the document itself."""
     if not document:
-        return f"(This run ended {status} and released no step.)"
+        return f"(This run ended {status} and released no step.)" + (f" {recap.strip()}" if recap else "")
     lines = [f"The document this run released ({status}):"]
     for step in document:
         badge = f" [badge: {step.badge}]" if step.badge else ""

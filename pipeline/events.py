@@ -178,6 +178,10 @@ class StepReleased(Payload):
     badge: str
     content: str
     warnings: list[str] = field(default_factory=list)
+    #: Who inspected the released content: `model` (a language model as the blind verifier) or
+    #: `mechanical` (a verifier that is not one, e.g. the offline engine's); None in events
+    #: recorded before it was (runs/verification.py infers those).
+    checked_by: str | None = None
 
 
 @_event("step_halted")

@@ -5,6 +5,11 @@ document order, and the outcome is the one the steps would have had run one by o
 matters most: a step is released only after a parseable verdict was recorded for exactly the
 content released. Every path that cannot reach such a verdict (verifier errors twice, executor
 error, a crash in our own code) halts instead.
+
+Two more rules say no more than what happened. A pass is `passed` only when the verifier's
+provider declares that a language model reads its requests; a verifier that is not one (the
+offline engine's) gives `checked`. And a brief that declines the task ends the run `declined`:
+nothing is rendered, nothing released, no recap.
 """
 from __future__ import annotations
 
@@ -94,11 +99,15 @@ class Orchestrator:
         self._stop_reason: str | None = None
         self._spending = Spending(settings.budget)
         self._budget_reason: str | None = None
+        # Declared by the provider, never guessed from a model's name; a provider that does not
+        # say is not taken for a model (a pass it gives is shown for no more than it is).
+        self._checked_by = (badges.BY_MODEL if getattr(providers["verifier"], "language_model", False)
+                            else badges.MECHANICAL)
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
-        """Yield every event of the run, the last one being run_completed, run_halted, run_failed or
-        run_cancelled."""
+        """Yield every event of the run, the last one being run_completed, run_halted, run_failed,
+        run_cancelled or run_declined."""
         async with aclosing(self.event_batches(limit=1)) as batches:
             async for batch in batches:
                 for event in batch:
@@ -166,6 +175,11 @@ class Orchestrator:
                 await self._research(self.settings.research)
             self.brief = await self._plan()
             if self.brief is None:
+                return
+            if self.brief.declined:
+                # The planner cannot do this task faithfully: it says so rather than write
+                # another document. Nothing is rendered, and nothing is summed up.
+                self._emit(ev.RunDeclined(reason=self.brief.decline_reason))
                 return
             if await self._render_and_release(self.brief):
                 await self._summarize(self.brief)
@@ -330,7 +344,7 @@ class Orchestrator:
                     break  # the second attempt is for an unusable reply; the same request would fail again
                 continue
             self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
-            warnings = self.checks.brief_warnings(brief)
+            warnings = [] if brief.declined else self.checks.brief_warnings(brief)
             if warnings:
                 self._emit(ev.BriefChecked(warnings=warnings))
             return brief
@@ -354,7 +368,7 @@ class Orchestrator:
 
     def _release(self, step, outcome: StepOutcome) -> None:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
-                                   content=outcome.content, warnings=outcome.warnings))
+                                   content=outcome.content, warnings=outcome.warnings, checked_by=self._checked_by))
         self._released_steps.add(outcome.index)
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
@@ -388,15 +402,16 @@ class Orchestrator:
             return StepOutcome(index, halt_reason=f"internal error ({type(exc).__name__})")
 
     async def _inspect_step(self, brief: Brief, index: int) -> StepOutcome:
+        by_model = self._checked_by == badges.BY_MODEL
         first = await self._render(brief, index, 1)
         issues = await self._verify(brief, index, 1, first.text)
         if not issues:
-            return self._released(index, badges.PASSED, first)
+            return self._released(index, badges.PASSED if by_model else badges.CHECKED, first)
         self._emit(ev.StepRerendering(step=index, issues=[i.model_dump() for i in issues]))
         second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
         issues_again = await self._verify(brief, index, 2, second.text)
         if not issues_again:
-            return self._released(index, badges.PASSED_AFTER_RERENDER, second)
+            return self._released(index, badges.PASSED_AFTER_RERENDER if by_model else badges.CHECKED, second)
         warning = ("Released with a warning: the verifier found issues in this step twice "
                    "(it was inspected twice and did not pass). Issues: "
                    + "; ".join(f"[{i.type}] {i.detail}" for i in issues_again))

@@ -57,7 +57,10 @@ class Brief(BaseModel):
     #: Set when the planner declines the task (it cannot do it faithfully): what it cannot do and
     #: what would make it possible, in plain words. A declined brief plans no step; the run ends
     #: `declined` and releases nothing (docs/verifier-contract.md, "Declining").
-    decline_reason: str | None = Field(default=None, max_length=2000)
+    decline_reason: str | None = Field(default=None, max_length=2000, description=(
+        "Only when the task cannot be done faithfully: what cannot be done and what would make it possible, "
+        "in plain words. A brief that declines plans no step (\"steps\": []); never write a document of "
+        "another kind instead."))
     #: The brief as the executors and the verifier read it, written once: a run sends it with
     #: every step's requests, and a 40-step brief takes milliseconds to serialise.
     _text: str | None = PrivateAttr(default=None)

@@ -22,6 +22,12 @@ def brief(n_steps: int = 2, citations: list[dict] | None = None) -> dict:
     }
 
 
+def declined_brief(reason: str = "This task asks for a translation, which this planner cannot do faithfully; "
+                                  "connect a model that can.") -> dict:
+    """A brief that declines the task: a reason, and no step."""
+    return {"task": "Translate the policy into French", "decline_reason": reason, "steps": []}
+
+
 def script(steps: dict[int, dict], *, planner: list | None = None, summarizer: list | None = None,
            n_steps: int | None = None) -> dict:
     n = n_steps if n_steps is not None else len(steps)

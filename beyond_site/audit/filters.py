@@ -22,7 +22,13 @@ from pipeline.topology import ROLES
 
 # A step's "badge" as an auditor means it: the released badges plus the halted step.
 BADGE_CHOICES = [("", "any"), *((badge, badges.label(badge).lower())
-                                 for badge in (badges.WARNING, badges.PASSED_AFTER_RERENDER, badges.HALTED))]
+                                 for badge in (badges.WARNING, badges.PASSED_AFTER_RERENDER, badges.CHECKED,
+                                               badges.HALTED))]
+WITH, WITHOUT = "with", "without"
+#: A run's warnings, as the list's Warnings column counts them: its steps', its own and its recap's findings.
+WARNING_CHOICES = [("", "any"), (WITH, "with warnings"), (WITHOUT, "without warnings")]
+VERIFICATION_CHOICES = [("", "any"), (badges.BY_MODEL, "by a language model"), (badges.MECHANICAL, "mechanically"),
+                        (badges.MIXED, "mixed")]
 
 
 def refuse_end_before_start(form: forms.Form, data: dict) -> None:
@@ -35,6 +41,8 @@ def refuse_end_before_start(form: forms.Form, data: dict) -> None:
 class RunFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=[("", "any"), *Run.STATUSES])
     badge = forms.ChoiceField(required=False, choices=BADGE_CHOICES, label="Badge present")
+    warnings = forms.ChoiceField(required=False, choices=WARNING_CHOICES, label="Warnings")
+    verification = forms.ChoiceField(required=False, choices=VERIFICATION_CHOICES, label="Checked")
     date_from = forms.DateField(required=False, label="Created from", widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
     model = forms.CharField(required=False, max_length=200, label="Model (any role)",
@@ -74,6 +82,12 @@ def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
         runs = runs.filter(with_step(status=Step.HALTED))
     elif f.get("badge"):
         runs = runs.filter(with_step(status=Step.RELEASED, badge=f["badge"]))
+    if f.get("warnings"):
+        warned = (~Q(warnings=[]) | ~Q(summary_findings=[])
+                  | Exists(Step.objects.filter(run=OuterRef("pk")).exclude(warnings=[])))
+        runs = runs.filter(warned if f["warnings"] == WITH else ~warned)
+    if f.get("verification"):
+        runs = runs.filter(verification=f["verification"])
     if f.get("date_from"):
         runs = runs.filter(created_at__gte=day_start(f["date_from"]))
     if f.get("date_to"):

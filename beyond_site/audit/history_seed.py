@@ -158,6 +158,7 @@ class HistorySeeder:
                              "The planner's reply was not a valid brief" if p["status"] == Run.FAILED else
                              "Stopped by a member" if p["status"] == Run.CANCELLED else None),
                 brief=None if p["status"] == Run.FAILED else self._brief(p),
+                verification=None if p["status"] == Run.FAILED else badges.BY_MODEL,
                 summary="A short recap of the released steps." if p["status"] == Run.COMPLETED else None,
                 created_at=p["created"], started_at=p["created"] + timedelta(seconds=1),
                 finished_at=p["created"] + timedelta(seconds=40 + p["n"] % 50), lease_owner=SEEDER)
@@ -250,7 +251,7 @@ class HistorySeeder:
                                  ev.StepRendering(step=i, attempt=2, total=total),
                                  ev.StepVerifying(step=i, attempt=2, total=total)]
                 payloads.append(ev.StepReleased(step=i, title=STEP_TITLES[i - 1], badge=badges.PASSED,
-                                                content=step_text(STEP_TITLES[i - 1], p["n"], 2 if p["rerender"] and i == 1 else 1)))
+                                                checked_by=badges.BY_MODEL, content=step_text(STEP_TITLES[i - 1], p["n"], 2 if p["rerender"] and i == 1 else 1)))
             payloads.append({Run.COMPLETED: ev.RunCompleted(), Run.HALTED: ev.RunHalted(step=2, reason=run.halt_reason),
                              Run.CANCELLED: ev.RunCancelled(reason=run.halt_reason)}[p["status"]])
         return [RunEvent(run=run, seq=seq, type=payload.TYPE, data=shallow_dict(payload),

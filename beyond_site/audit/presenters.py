@@ -14,6 +14,7 @@ from django.db.models import Count, Sum
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
+from beyond_site.runs import verification
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
 
@@ -34,6 +35,11 @@ def step_label(status: str, badge: str | None) -> str:
     return STATUS_LABELS.get(status, status)
 
 
+def run_facts(run: Run) -> dict:
+    """Who checked the run's steps and, for a declined run, why it was declined, in words."""
+    return {"verification": verification.words(run.verification), "declined": run.decline_reason or ""}
+
+
 def list_rows(runs: list[Run]) -> list[dict]:
     """One row per run for the list page, with two grouped queries for the whole page.
 
@@ -52,8 +58,9 @@ def list_rows(runs: list[Run]) -> list[dict]:
              .annotate(cost=Sum("cost"), calls=Count("id"))}
     return [
         {"run": r, "released": steps[r.pk]["released"], "total": steps[r.pk]["total"],
-         "warnings": steps[r.pk]["warnings"] + len(r.warnings or []),
-         "cost": costs.get(r.pk, {}).get("cost")}
+         # Every warning a reader of the run meets: its steps', its own, and its recap's findings.
+         "warnings": steps[r.pk]["warnings"] + len(r.warnings or []) + len(r.summary_findings or []),
+         "cost": costs.get(r.pk, {}).get("cost"), "checked": verification.SHORT.get(r.verification, "")}
         for r in runs
     ]
 
@@ -194,15 +201,18 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
     """The trace's steps, each with its label, halt reasons and re-render issues."""
     notes = step_notes(events)
     # A research run's links to approved evidence carry its id (E1...), as in the chat.
+    released = [step["content"] for step in trace["steps"] if step["content"] is not None]
     sources = [source for e in events if e.type == ev.EVIDENCE_COLLECTED
-               for source in source_views(e.payload.items, run.brief)]
+               for source in source_views(e.payload.items, run.brief, released)]
     # The trace calls a not-yet-settled step "not_released"; while the run goes on, it is pending.
     pending = set(run.steps.filter(status=Step.PENDING).values_list("index", flat=True))
     steps = []
     for step in trace["steps"]:
         note = notes.get(step["index"], {"halt_reasons": [], "rerender_issues": []})
         status = Step.PENDING if step["index"] in pending else step["status"]
-        steps.append({**step, "label": step_label(status, step["badge"]), "css": step["badge"] or status, **note,
+        badge = verification.shown_badge(step["badge"], run.verification)
+        steps.append({**step, "label": step_label(status, badge), "css": badge or status, **note,
+                      "tip": verification.badge_tip(badge),
                       # Rendered by the chat's own renderer, so the auditor reads what the member read.
                       "html": (mark_sources(markdown_to_html(step["content"]), sources)
                                if step["content"] is not None else None),

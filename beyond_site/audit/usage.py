@@ -32,7 +32,7 @@ from beyond_site.workspaces.models import Membership
 DEFAULT_MONTHS = 12
 #: A longer range shows only the months that had calls, so the month chart stays readable.
 MONTHS_DRAWN_MAX = 36
-BADGE_ORDER = (badges.PASSED, badges.PASSED_AFTER_RERENDER, badges.WARNING, badges.HALTED, Step.NOT_RELEASED)
+BADGE_ORDER = (badges.PASSED, badges.PASSED_AFTER_RERENDER, badges.CHECKED, badges.WARNING, badges.HALTED, Step.NOT_RELEASED)
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: Dates outside these are refused (the range's end is the day after `date_to`, which must exist).
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9998, 12, 31)

@@ -69,7 +69,7 @@ def run_detail(request, slug: str, run_id: int):
         "topology": trace["run"]["topology"], "steps": presenters.detail_steps(trace, run, events),
         "calls": presenters.call_rows(run.model_calls.order_by("id")), "events": presenters.event_rows(events),
         "conversation": presenters.conversation_link(run),
-        "research": research_summary(events),
+        "research": research_summary(events), "facts": presenters.run_facts(run),
     })
 
 

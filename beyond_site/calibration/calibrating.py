@@ -37,9 +37,11 @@ CONCURRENCY = 4
 
 def workspace_runs(workspace, *, finished_by: datetime, limit: int) -> list[tuple[dict, int, str]]:
     """(brief, step index, released text) of the most recent steps that passed their first
-    inspection, in the workspace's runs completed by `finished_by`."""
+    inspection, in the workspace's runs completed by `finished_by`. A pass recorded in a run no
+    model checked (an older offline run's) is not one: no model read that draft."""
     steps = (Step.objects.filter(run__workspace=workspace, run__status=Run.COMPLETED, run__brief__isnull=False,
                                  run__finished_at__lte=finished_by, status=Step.RELEASED, badge=badges.PASSED)
+             .exclude(run__verification=badges.MECHANICAL)
              .select_related("run").order_by("-run__finished_at", "-run_id", "index"))
     return [(step.run.brief, step.index, step.content) for step in steps[:max(0, limit)]]
 

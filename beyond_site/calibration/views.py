@@ -15,7 +15,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from pipeline import badges
 from pipeline.calibration import CONTRACTS
+from pipeline.calibration.offline import sentence as offline_figures
+from pipeline.providers.registry import reads_with_a_language_model
 from pipeline.topology import TopologyError
 from beyond_site.calibration.calibrating import create_report, interrupted, requeue
 from beyond_site.calibration.tasks import CALIBRATE_TASK
@@ -27,6 +30,7 @@ from beyond_site.calibration.labels import false_share
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.runs import jobs
 from beyond_site.runs.queue import resolve_topology
+from beyond_site.runs.verification import recorded_checker
 from beyond_site.workspaces.access import ADMIN, require_membership
 
 LISTED = 100
@@ -50,6 +54,14 @@ def _workspace_verifier(workspace) -> str | None:
         return None
 
 
+def _workspace_verifier_mechanical(workspace) -> bool:
+    """Whether the workspace's verifier is not a language model (its provider declares so)."""
+    try:
+        return not reads_with_a_language_model(resolve_topology(workspace).verifier.provider)
+    except TopologyError:
+        return False
+
+
 def _compared(reports: list[CalibrationReport], chosen: list[str]) -> list[CalibrationReport]:
     """The reports asked for (`?r=ID&r=ID`), else the latest ones with figures."""
     if chosen:
@@ -68,8 +80,11 @@ def reports_page(request, slug: str):
     return render(request, "calibration/reports.html", {
         "workspace": workspace, "membership": membership, "start_form": StartForm(),
         "verifier": _workspace_verifier(workspace),
+        # Who checks this workspace's runs, in words, with what the offline checks catch.
+        "mechanical_verifier": _workspace_verifier_mechanical(workspace), "offline_figures": offline_figures(),
         "rows": [{"report": r, "label": short_label(r), "interrupted": interrupted(r),
-                  "compared": r in compared} for r in reports],
+                  "compared": r in compared,
+                  "mechanical": recorded_checker(r.topology) == badges.MECHANICAL} for r in reports],
         "running": any(r.status == CalibrationReport.RUNNING and not interrupted(r) for r in reports),
         "compared": compared, "charts": comparison_charts(compared), "table": comparison_table(compared),
         "shares": shares, "label_charts": label_charts(shares) if shares["labelled"] else [],

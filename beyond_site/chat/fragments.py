@@ -106,7 +106,8 @@ def _since(run: Run, new: list[NewEvent]) -> Pushed:
         parts.append(_render("chat/_progress.html", rv))
     if types & {ev.SUMMARY_READY, ev.SUMMARY_FAILED}:
         parts.append(_render("chat/_recap.html", rv))
-    if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY} and run.research:
+    # A source is "used" once a released step cites it: each release may change the panel.
+    if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY, ev.STEP_RELEASED} and run.research:
         parts.append(_render("chat/_sources.html", rv))
     return "".join(parts), last, False
 

@@ -14,6 +14,7 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
+from beyond_site.runs import verification
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
@@ -59,6 +60,7 @@ def progress_text(event: RunEvent | None, total: int, released: int) -> str:
             ev.RUN_HALTED: "Halted",
             ev.RUN_FAILED: "Failed",
             ev.RUN_CANCELLED: f"Stopped: {released} of {total} steps released" if total else "Stopped",
+            ev.RUN_DECLINED: "Declined: nothing was drafted",
         }
         text = words.get(event.type, "Working…")
     if total and event.type not in ev.FINAL_TYPES and event.type != ev.BRIEF_READY:
@@ -82,7 +84,7 @@ class StepView:
 
     @property
     def badge_tip(self) -> str:
-        return badges.tip(self.badge) if self.badge else ""
+        return verification.badge_tip(self.badge)
 
 
 @dataclass
@@ -102,6 +104,13 @@ class RunView:
     sources: list[SourceView] = field(default_factory=list)
     #: Run again already (a run is run again once: the new run has its own button).
     retried: bool = False
+    #: Who checked the released steps, in words (runs/verification.py); "" while none is released.
+    verification_text: str = ""
+
+    @property
+    def declined_reason(self) -> str:
+        """A declined run's whole answer: its planner's reason (it has no steps, badges or exports)."""
+        return (self.run.decline_reason or "") if self.run.status == Run.DECLINED else ""
 
     @property
     def finished(self) -> bool:
@@ -118,6 +127,11 @@ class RunView:
     @property
     def can_run_again(self) -> bool:
         return self.run.status in Run.RETRYABLE and not self.retried
+
+
+def released_texts(steps: list[Step]) -> list[str]:
+    """What the run's document says: the released steps' content (a source is used when it cites it)."""
+    return [s.content or "" for s in steps if s.status == Step.RELEASED]
 
 
 def recap_findings(findings: list[dict] | None) -> list[str]:
@@ -142,10 +156,12 @@ def without_title_heading(content: str, title: str) -> str:
     return content
 
 
-def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = ()) -> StepView:
+def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = (),
+              checked: str | None = None) -> StepView:
+    """`checked`: the run's verification, for a record older than the `checked` badge."""
     view = StepView(index=step.index, title=step.title, status=step.status)
     if step.status == Step.RELEASED:
-        view.badge, view.warnings = step.badge, list(step.warnings or [])
+        view.badge, view.warnings = verification.shown_badge(step.badge, checked), list(step.warnings or [])
         view.html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))
     elif step.status == Step.HALTED:
         view.badge, view.halt_reason = badges.HALTED, halt_reasons.get(step.index, "")
@@ -167,7 +183,7 @@ class _RunRows:
 
 def _view(rows: _RunRows) -> RunView:
     run = rows.run
-    steps = [step_view(s, rows.halts, rows.sources) for s in rows.steps]
+    steps = [step_view(s, rows.halts, rows.sources, run.verification) for s in rows.steps]
     released = sum(1 for s in steps if s.status == Step.RELEASED)
     outcome = (outcome_text(run.status, run.halt_reason, released)
                if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
@@ -175,7 +191,7 @@ def _view(rows: _RunRows) -> RunView:
                    progress=progress_text(rows.latest, len(steps), released),
                    recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
-                   sources=rows.sources, retried=run.retried)
+                   sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification))
 
 
 def run_views(run_ids) -> dict[int, RunView]:
@@ -190,12 +206,12 @@ def run_views(run_ids) -> dict[int, RunView]:
     runs = (Run.objects.select_related("workspace")
             .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).in_bulk(ids))
     halts = halt_reasons(ids)
-    sources = {e.run_id: source_views(e.payload.items, runs[e.run_id].brief)
-               for e in RunEvent.objects.filter(run_id__in=[pk for pk, r in runs.items() if r.research],
-                                                type=ev.EVIDENCE_COLLECTED).only("run_id", "type", "data")}
     steps: dict[int, list[Step]] = defaultdict(list)
     for s in Step.objects.filter(run_id__in=ids).order_by("run_id", "index"):
         steps[s.run_id].append(s)
+    sources = {e.run_id: source_views(e.payload.items, runs[e.run_id].brief, released_texts(steps[e.run_id]))
+               for e in RunEvent.objects.filter(run_id__in=[pk for pk, r in runs.items() if r.research],
+                                                type=ev.EVIDENCE_COLLECTED).only("run_id", "type", "data")}
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
@@ -214,14 +230,14 @@ def run_view(run_id: int) -> RunView:
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
     halts, sources = {}, []
+    steps = list(Step.objects.filter(run_id=run_id).order_by("index"))
     for e in events.filter(type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED)).order_by("seq").only("run_id", "type", "data"):
         if e.type == ev.STEP_HALTED:
             halts[e.payload.step] = e.payload.reason
         elif run.research:
-            sources = source_views(e.payload.items, run.brief)
+            sources = source_views(e.payload.items, run.brief, released_texts(steps))
     latest = events.filter(type__in=PROGRESS_TYPES).order_by("-seq").only("run_id", "seq", "type", "data").first()
-    return _view(_RunRows(run=run, last_seq=last or 0, steps=list(Step.objects.filter(run_id=run_id).order_by("index")),
-                          latest=latest, halts=halts, sources=sources))
+    return _view(_RunRows(run=run, last_seq=last or 0, steps=steps, latest=latest, halts=halts, sources=sources))
 
 
 def tail_view(run: Run, new: list[RunEvent]) -> RunView:

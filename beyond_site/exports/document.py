@@ -18,15 +18,22 @@ from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
 from beyond_site.runs.models import Run, Step
+from beyond_site.runs import verification
 from beyond_site.runs.queue import conversation_title
 from beyond_site.runs.selectors import evidence_items, halt_reasons
+from beyond_site.runs.sources import source_views
 from beyond_site.runs.wording import OFFLINE_TIP
 
-#: What a pass means and does not mean (docs/verifier-contract.md), on every deliverable.
+#: What a pass means and does not mean (docs/verifier-contract.md), on every deliverable a model checked.
 PASS_MEANING = ("A pass means that the blind verifier, which sees only the brief and the section under "
                 "review, found no contract violation in that section, and that the mechanical checks found "
                 "no citation outside the approved set. It does not mean the content is true, complete or "
                 "correct: review the document before you rely on it.")
+#: What "checked mechanically" means, on every deliverable with a section no model read.
+CHECKED_MEANING = ("A section checked mechanically was read by no language model: only mechanical checks ran on "
+                   "it (its framework citations against the approved set, and its structure), and nothing checked "
+                   "it for faithfulness to the brief. It does not mean the content is true, complete or correct: "
+                   "review the document before you rely on it.")
 NOT_RELEASED = "This section was not released: the run stopped before it was inspected."
 WARNING_AUTHOR = "Beyond verification"
 RECAP_CHECKED = ("The mechanical checks found problems in this recap (the sections are unaffected); "
@@ -70,10 +77,24 @@ class Deliverable:
     recap_findings: list[str] = field(default_factory=list)
     #: A research run's pages: [{"id", "title", "url", "fetched_at", "used"}] (the Sources appendix).
     sources: list[dict] = field(default_factory=list)
+    #: Who checked the sections, in words (runs/verification.py); "" when none was released.
+    checked_by: str = ""
+    #: What the badges mean: the pass, "checked mechanically", or both (`meaning_of`).
+    meaning: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[tuple[Section, str]]:
         return [(s, w) for s in self.sections for w in s.warnings]
+
+    @property
+    def warnings_line(self) -> str:
+        """Every warning of the run counted, the recap's findings included: "" when there is none."""
+        parts = [(len(self.warnings), "on sections"), (len(self.run_warnings), "on the run"),
+                 (len(self.recap_findings), "in the recap")]
+        total = sum(n for n, _ in parts)
+        if not total:
+            return ""
+        return f"Warnings: {total} (" + ", ".join(f"{n} {where}" for n, where in parts if n) + ")."
 
 
 def build(run: Run) -> Deliverable:
@@ -83,7 +104,8 @@ def build(run: Run) -> Deliverable:
     for step in Step.objects.filter(run=run).order_by("index"):
         section = Section(step.index, clean(step.title))
         if step.status == Step.RELEASED:
-            section.badge, section.warnings = step.badge, [clean(w) for w in step.warnings or []]
+            section.badge = verification.shown_badge(step.badge, run.verification)
+            section.warnings = [clean(w) for w in step.warnings or []]
             blocks = parse(step.content or "")
             # Every section opens at heading level 1: its own first heading, or its title.
             section.blocks = normalise_headings(blocks, 1 if starts_with_heading(blocks) else 2)
@@ -102,18 +124,34 @@ def build(run: Run) -> Deliverable:
         outcome=_outcome(run, sections), counts=_counts(sections),
         run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
         recap_findings=[clean(f"[{f.get('type')}] {f.get('detail')}") for f in run.summary_findings or []],
-        sources=_sources(run))
+        sources=_sources(run), checked_by=verification.words(run.verification),
+        meaning=meaning_of(sections))
+
+
+def meaning_of(sections: list[Section]) -> list[str]:
+    """What the released sections' badges mean: a pass's meaning where a model checked, the
+    mechanical checks' where none did (both in a run that has both)."""
+    shown = {s.badge for s in sections if s.released}
+    mechanical = badges.CHECKED in shown
+    by_model = bool(shown & {badges.PASSED, badges.PASSED_AFTER_RERENDER}) or not mechanical
+    return [PASS_MEANING] * by_model + [CHECKED_MEANING] * mechanical
+
+
+def nothing_to_export(run: Run) -> str | None:
+    """Why a finished run has no document to export (None when it has one): a declined run released nothing."""
+    if run.status == Run.DECLINED:
+        return (f"Run {run.pk} declined the task and released nothing, so there is no document to export: "
+                f"{one_line(run.decline_reason)}")
+    return None
 
 
 def _sources(run: Run) -> list[dict]:
     if not run.research:
         return []
-    approved = {e.get("id") for e in (run.brief or {}).get("evidence") or []}
-    return [{"id": e["id"], "title": clean(e.get("title") or e.get("url") or ""), "url": clean(e.get("url") or ""),
-             "fetched_at": (e.get("fetched_at") or "")[:16].replace("T", " "),
-             "used": "used" if e["id"] in approved and e.get("status") == "ok" else
-                     ("read, not used" if e.get("status") == "ok" else f"not used: {clean(e.get('reason') or '')}")}
-            for e in evidence_items(list(run.events.filter(type=ev.EVIDENCE_COLLECTED)))]
+    released = Step.objects.filter(run=run, status=Step.RELEASED).values_list("content", flat=True)
+    views = source_views(evidence_items(list(run.events.filter(type=ev.EVIDENCE_COLLECTED))), run.brief, released)
+    return [{"id": v.id, "title": clean(v.title or v.url), "url": clean(v.url),
+             "fetched_at": v.fetched_at[:16].replace("T", " "), "used": clean(v.use_words)} for v in views]
 
 
 def _models(run: Run) -> list[tuple[str, str]]:
@@ -144,9 +182,14 @@ def _outcome(run: Run, sections: list[Section]) -> str:
     warned = sum(s.released and s.badge == badges.WARNING for s in sections)
     caution = (f" {_sections(warned)} {'was' if warned == 1 else 'were'} released with a warning: the verifier "
                "found issues in both drafts, listed beside the section; fix them before use." if warned else "")
+    if run.status == Run.DECLINED:
+        return f"The run was declined: {one_line(run.decline_reason)} Nothing was drafted."
     if run.status == Run.COMPLETED:
         every = "The section was" if total == 1 else f"All {total} sections were"
-        return f"{every} released after inspection by the blind verifier.{caution}"
+        by = {badges.MECHANICAL: "after mechanical checks only (no language model read them)",
+              badges.MIXED: "after inspection, by the blind verifier or, where marked, by mechanical checks only"
+              }.get(run.verification, "after inspection by the blind verifier")
+        return f"{every} released {by}.{caution}"
     reason = f" ({one_line(run.halt_reason)})" if run.halt_reason else ""
     stopped = {Run.HALTED: "halted", Run.FAILED: "failed", Run.CANCELLED: "was stopped"}.get(run.status, run.status)
     return (f"The run {stopped}{reason}: {released} of {total} {'section was' if released == 1 else 'sections were'} "
@@ -173,7 +216,9 @@ def document_title(run: Run) -> str:
     conversation = run.conversation
     if conversation is None:
         return one_line(run.task)[:300]
-    first = conversation.runs.order_by("pk").values_list("task", flat=True).first() or run.task
+    # A declined run wrote nothing: the document was begun by the first run that did.
+    first = (conversation.runs.exclude(status=Run.DECLINED).order_by("pk").values_list("task", flat=True).first()
+             or run.task)
     named = one_line(conversation.title)
     if not named or named == one_line(conversation_title(first)):
         return one_line(first)[:300]

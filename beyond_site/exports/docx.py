@@ -19,7 +19,7 @@ from docx.text.run import Run
 
 from pipeline import badges
 from beyond_site.exports.blocks import BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading
-from beyond_site.exports.document import (PASS_MEANING, RECAP_CHECKED, SOURCES_NOTE, WARNING_AUTHOR, Deliverable,
+from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, WARNING_AUTHOR, Deliverable,
                                           Section, offline_note)
 
 LINK_COLOUR = RGBColor(0x1F, 0x4E, 0xB4)
@@ -76,10 +76,15 @@ def _title_page(doc, d: Deliverable) -> None:
         doc.add_paragraph().add_run(note).italic = True
     doc.add_heading("Verification", level=1)
     doc.add_paragraph(d.outcome)
+    if d.checked_by:
+        doc.add_paragraph(d.checked_by)
     if d.counts:
         doc.add_paragraph("Sections: " + ", ".join(d.counts) + "."
                           + (" Each warning is a comment on its section." if d.warnings else ""))
-    doc.add_paragraph(PASS_MEANING)
+    if d.warnings_line:
+        doc.add_paragraph(d.warnings_line)
+    for meaning in d.meaning:
+        doc.add_paragraph(meaning)
     for warning in d.run_warnings:
         p = doc.add_paragraph(style="Intense Quote")
         p.add_run("Warning: ").bold = True

@@ -13,7 +13,7 @@ from pipeline import badges
 from beyond_site.exports.blocks import (
     BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading,
 )
-from beyond_site.exports.document import (PASS_MEANING, RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
+from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
                                           offline_note)
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|!&~])")
@@ -156,10 +156,15 @@ def write(deliverable: Deliverable) -> str:
     if note:
         out += [f"*{text(note)}*", ""]
     out += ["## Verification", "", text(d.outcome)]
+    if d.checked_by:
+        out += ["", text(d.checked_by)]
     if d.counts:
         out += ["", "Sections: " + text(", ".join(d.counts)) + "."
                 + (" Each warning is a footnote on its section." if d.warnings else "")]
-    out += ["", text(PASS_MEANING)]
+    if d.warnings_line:
+        out += ["", text(d.warnings_line)]
+    for meaning in d.meaning:
+        out += ["", text(meaning)]
     for warning in d.run_warnings:
         out += ["", f"> **Warning:** {text(' '.join(warning.split()))}"]
     if d.recap:

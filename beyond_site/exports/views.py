@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
 from beyond_site.exports.formats import FORMATS
-from beyond_site.exports.document import filename
+from beyond_site.exports.document import filename, nothing_to_export
 from beyond_site.runs.access import require_run
 from beyond_site.workspaces.access import READ
 
@@ -24,5 +24,8 @@ def export(request, slug, run_id, ext):
     if not run.is_finished:
         return HttpResponse("This run has not finished yet: export it when it has.", status=409,
                             content_type="text/plain; charset=utf-8")
+    nothing = nothing_to_export(run)
+    if nothing:
+        return HttpResponse(nothing, status=409, content_type="text/plain; charset=utf-8")
     fmt = FORMATS[ext]
     return _attachment(fmt.render(run), fmt.content_type, filename(run, ext))

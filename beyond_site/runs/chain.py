@@ -31,6 +31,7 @@ from beyond_site.lib.db import db
 from beyond_site.runs.contexts import record_sha256
 from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
                                      WorkspaceLedger)
+from beyond_site.runs.verification import combined, step_checker
 from beyond_site.workspaces.changelog import verify_changes
 from beyond_site.workspaces.models import Blob, Workspace, WorkspaceEvent
 
@@ -41,7 +42,7 @@ log = logging.getLogger("beyond.audit")
 
 #: The run status each final event leaves (the recorder writes it; verify expects it).
 FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
-                ev.RUN_CANCELLED: Run.CANCELLED}
+                ev.RUN_CANCELLED: Run.CANCELLED, ev.RUN_DECLINED: Run.DECLINED}
 ANCHOR_KIND = "beyond-ledger-anchor"
 #: Problems shown per run on one line; the rest are counted.
 PROBLEMS_PER_RUN = 10
@@ -130,10 +131,14 @@ class _Expected:
     brief: tuple | None = None  # (seq, brief)
     summary: tuple | None = None  # (seq, summary, findings)
     final: tuple | None = None  # (seq, type, reason, at)
+    topology: dict | None = None  # run_started's: who checked a release recorded before it said so
+    checkers: list = dataclasses.field(default_factory=list)  # per release, who checked it
 
     def add(self, seq: int, type_: str, data: dict, at) -> None:
         p = ev.load(type_, data)
-        if type_ == ev.ATTEMPT_DRAFTED:
+        if type_ == ev.RUN_STARTED:
+            self.topology = p.topology
+        elif type_ == ev.ATTEMPT_DRAFTED:
             self.attempts[(p.step, p.attempt)] = (seq, _fingerprint(p.draft, p.truncated))
         elif type_ == ev.VERDICT_RECORDED:
             self.verdicts.setdefault((p.step, p.attempt), []).append(
@@ -142,6 +147,7 @@ class _Expected:
             self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
         elif type_ == ev.STEP_RELEASED:
             self.released[p.step] = (seq, _fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at))
+            self.checkers.append(step_checker(p.checked_by, self.topology))
         elif type_ == ev.BRIEF_READY:
             self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
                                                         for s in p.brief.get("steps", [])])
@@ -269,15 +275,20 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
 
 
 def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
-    status, halt_reason, finished_at, brief, summary, findings = Run.objects.filter(pk=run.pk).values_list(
-        "status", "halt_reason", "finished_at", "brief", "summary", "summary_findings").get()
+    status, halt_reason, decline_reason, finished_at, brief, summary, findings, verification = Run.objects.filter(
+        pk=run.pk).values_list("status", "halt_reason", "decline_reason", "finished_at", "brief", "summary",
+                               "summary_findings", "verification").get()
     if expected.final is None:
         if status in Run.FINISHED:
             report.problems.append(f"the run is {status} but no event finished it")
     else:
         seq, type_, reason, at = expected.final
-        if (status, halt_reason, finished_at) != (FINAL_STATUS[type_], reason, at):
+        # A declined run's reason is its decline reason; it has no halt reason.
+        reasons = (None, reason) if type_ == ev.RUN_DECLINED else (reason, None)
+        if (status, halt_reason, decline_reason, finished_at) != (FINAL_STATUS[type_], *reasons, at):
             report.problems.append(f"the run's status, halt reason or end does not match event {seq}")
+    if verification != combined(expected.checkers):
+        report.problems.append("the run's record of who checked its steps does not match its release events")
     brief_seq, brief_fp = (expected.brief or (None, _fingerprint(None)))[:2]
     if _fingerprint(brief) != brief_fp:
         report.problems.append(f"the run's brief does not match {f'event {brief_seq}' if brief_seq else 'its events'}")

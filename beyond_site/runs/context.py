@@ -98,9 +98,13 @@ def _history(run) -> tuple[HistoryMessage, ...]:
     earlier = [(pk, text) for pk, text in Message.objects.filter(
         conversation_id=run.conversation_id, created_at__lte=run.created_at).order_by("created_at", "id")
         .values_list("id", "text") if pk != run.message_id]
-    answers = {message_id: (pk, summary, status) for pk, message_id, summary, status in
-               Run.objects.filter(message__in=[pk for pk, _ in earlier]).order_by()
-               .values_list("id", "message_id", "summary", "status") if pk != run.pk}
+    # A declined run's answer is its reason: a follow-up sees why nothing was written, and the
+    # conversation's document stays the one an earlier run released.
+    answers = {message_id: (pk, f"It declined the task: {declined}" if declined else summary, status)
+               for pk, message_id, summary, status, declined in Run.objects.filter(
+                   message__in=[pk for pk, _ in earlier]).order_by()
+               .values_list("id", "message_id", "summary", "status", "decline_reason")
+               if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
     released = (Step.objects.filter(run__in=[pk for pk, _, _ in answers.values()], status=Step.RELEASED)
                 .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from pipeline import events as ev
+from pipeline import badges, events as ev
 
 
 class AppendOnlyError(Exception):
@@ -33,11 +33,14 @@ class AppendOnly(models.Model):
 
 class Run(models.Model):
     QUEUED, RUNNING, COMPLETED, HALTED, FAILED = "queued", "running", "completed", "halted", "failed"
-    CANCELLED = "cancelled"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED, CANCELLED)]
-    FINISHED = (COMPLETED, HALTED, FAILED, CANCELLED)
-    #: What a member may run again ("Run again"): what did not complete.
+    CANCELLED, DECLINED = "cancelled", "declined"
+    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED, CANCELLED, DECLINED)]
+    FINISHED = (COMPLETED, HALTED, FAILED, CANCELLED, DECLINED)
+    #: What a member may run again ("Run again"): what did not complete. Not a declined run: the
+    #: planner's answer to that task in that context is its considered one, not a fault, and the
+    #: same task would be declined again; its reason says what to change instead.
     RETRYABLE = (HALTED, FAILED, CANCELLED)
+    VERIFICATIONS = [(kind, kind) for kind in (badges.BY_MODEL, badges.MECHANICAL, badges.MIXED)]
 
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="runs")
     conversation = models.ForeignKey("workspaces.Conversation", models.PROTECT, null=True, blank=True,
@@ -49,8 +52,13 @@ class Run(models.Model):
     task = models.TextField()
     status = models.CharField(max_length=12, choices=STATUSES, default=QUEUED, db_index=True)
     halt_reason = models.TextField(null=True, blank=True)
+    #: A declined run's reason, from its planner: what it cannot do and what would make it possible.
+    decline_reason = models.TextField(null=True, blank=True)
     topology = models.JSONField()
     offline = models.BooleanField(default=False)
+    #: Who checked the released steps (runs/verification.py): `model`, `mechanical` or `mixed`;
+    #: null while none is released (and for a run that released nothing).
+    verification = models.CharField(max_length=12, choices=VERIFICATIONS, null=True, blank=True)
     #: Web research before the brief (the chat's toggle, `beyond_run --research`, the workspace default).
     research = models.BooleanField(default=False)
     brief = models.JSONField(null=True, blank=True)

@@ -20,6 +20,7 @@ from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
+from beyond_site.runs.verification import combined, step_checker
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
@@ -53,7 +54,9 @@ _SET_BRIEF = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), brie
 _SET_SUMMARY = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary=Param("summary"),
                               summary_findings=Param("findings"))
 _FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), status=Param("status"),
-                         halt_reason=Param("reason"), finished_at=Param("at"), lease_owner=None, lease_expires_at=None)
+                         halt_reason=Param("reason"), decline_reason=Param("declined"), finished_at=Param("at"),
+                         lease_owner=None, lease_expires_at=None)
+_SET_VERIFICATION = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), verification=Param("verification"))
 
 
 def _payload_data(payload: ev.Payload, scrubber: Scrubber) -> dict:
@@ -100,6 +103,8 @@ class EventRecorder:
         self.scrubber = Scrubber(run.topology)
         self.contexts = ContextStore()
         self.warnings = list(run.warnings)
+        #: Who checked the steps released so far (runs/verification.py).
+        self.verification = run.verification
         # Ids of the rows later events point at, so that no event looks them up again.
         self._steps: dict[int, int] | None = None
         self._attempts: dict[tuple[int, int], int] = {}
@@ -113,14 +118,14 @@ class EventRecorder:
 
     def record_many(self, events: list[Event]) -> Recorded:
         """Record `events` in order, in one transaction: all of them or, on an error, none."""
-        saved = (self.seq, self.head, list(self.warnings), self._steps, dict(self._attempts))
+        saved = (self.seq, self.head, list(self.warnings), self._steps, dict(self._attempts), self.verification)
         try:
             with transaction.atomic():
                 return self._record_many(events)
         except BaseException:
             # Rolled back: what this recorder remembers must be rolled back with it. (The context
             # store's memory may name rows that were rolled back: it is dropped too.)
-            self.seq, self.head, self.warnings, self._steps, self._attempts = saved
+            self.seq, self.head, self.warnings, self._steps, self._attempts, self.verification = saved
             self.contexts = ContextStore()
             raise
 
@@ -213,6 +218,10 @@ class EventRecorder:
                            at=row.at)
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
             raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
+        verification = combined((self.verification, step_checker(p.checked_by, self.run.topology)))
+        if verification != self.verification:  # written at the first release, and again only if it changes
+            self.verification = verification
+            _SET_VERIFICATION(run_id=self.run.pk, verification=verification)
 
     def _on_step_halted(self, p: ev.StepHalted, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, index=p.step).update(status=Step.HALTED)
@@ -243,8 +252,8 @@ class EventRecorder:
         self._pending.calls.append({"run_id": self.run.pk, **fields,
                                     "context_id": self.contexts.records[context] if context else None})
 
-    def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
-        _FINISH(run_id=self.run.pk, status=FINAL_STATUS[event_type], reason=reason, at=row.at)
+    def _finish(self, event_type: str, reason: str | None, row: RunEvent, *, declined: str | None = None) -> None:
+        _FINISH(run_id=self.run.pk, status=FINAL_STATUS[event_type], reason=reason, declined=declined, at=row.at)
         chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
@@ -262,3 +271,7 @@ class EventRecorder:
     def _on_run_cancelled(self, p: ev.RunCancelled, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
         self._finish(ev.RUN_CANCELLED, p.reason, row)
+
+    def _on_run_declined(self, p: ev.RunDeclined, row: RunEvent) -> None:
+        # A declined brief plans no step: there is nothing to mark, and nothing was released.
+        self._finish(ev.RUN_DECLINED, None, row, declined=p.reason)

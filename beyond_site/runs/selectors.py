@@ -62,6 +62,9 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "id": run.pk,
             "status": run.status,
             "halt_reason": run.halt_reason,
+            "decline_reason": run.decline_reason,
+            # Who checked the released steps: "model", "mechanical", "mixed"; null when none was.
+            "verification": run.verification,
             "topology": public_topology(run.topology),  # no server file path
             "workspace": run.workspace.slug,
             "conversation": run.conversation_id,

@@ -4,8 +4,9 @@ The badge vocabulary itself lives with the release rules (pipeline.badges).
 """
 from __future__ import annotations
 
-OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model): "
-               "useful for trying the product, not a substitute for a model-drafted document.")
+OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model) and checked "
+               "mechanically, not read by a model: useful for trying the product, not a substitute for a document "
+               "a model drafted and a model checked.")
 
 
 def outcome_text(status: str, reason: str | None, released: int) -> str:

@@ -116,6 +116,10 @@ class Provider(Protocol):
     name: str
     #: True for the built-in engine: the UI labels its output so nobody mistakes it for a model.
     offline: bool
+    #: Whether a language model reads the requests. A step let through by a verifier that is not
+    #: one (the offline engine's) is badged `checked`, never `passed` (docs/verifier-contract.md,
+    #: "Who checked"): the badge follows this declaration, never the model's name.
+    language_model: bool
 
     async def complete(self, request: CompletionRequest) -> Completion: ...
 

@@ -115,6 +115,7 @@ class OpenAICompatibleProvider:
     """
 
     offline = False
+    language_model = True
 
     def __init__(self, base_url: str, *, api_key: str | None = None, name: str = "openai",
                  model: str = "", profile: EndpointProfile | None = None,

@@ -24,6 +24,21 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), (parts.netloc or "").lower()
 
 
+def reads_with_a_language_model(provider: str) -> bool:
+    """Whether the provider kind a role names (`offline`, `scripted`, `openrouter`, `openai`) is
+    declared to put a language model behind its replies: its class's `language_model`, read
+    without building it (no key, no connection). An unknown kind is not taken for a model."""
+    if provider == "offline":
+        from pipeline.providers.offline import OfflineProvider
+        return OfflineProvider.language_model
+    if provider == "scripted":
+        from pipeline.providers.scripted import ScriptedProvider
+        return ScriptedProvider.language_model
+    if provider in ("openrouter", "openai"):
+        return OpenAICompatibleProvider.language_model  # OpenRouterProvider is one
+    return False
+
+
 def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
                    env: Mapping[str, str] = os.environ,
                    transport: httpx.AsyncBaseTransport | None = None,

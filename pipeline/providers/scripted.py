@@ -105,6 +105,8 @@ def _parsed(path: str, size: int, mtime_ns: int) -> Script:
 class ScriptedProvider:
     name = "scripted"
     offline = False
+    #: It stands in for a model (its replies are what a model would say), and is badged like one.
+    language_model = True
 
     def __init__(self, path: str | Path):
         self.path = Path(path)

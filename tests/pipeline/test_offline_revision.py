@@ -47,7 +47,7 @@ async def test_adding_a_section_carries_the_document_over_and_adds_it():
     added = revised[-2]
     assert [s.content for s in revised if s is not added] == [s.content for s in document]  # word for word
     assert [s.index for s in revised] == list(range(1, len(document) + 2))
-    assert {s.badge for s in revised} == {"passed"}  # every carried citation approved again, nothing flagged
+    assert {s.badge for s in revised} == {"checked"}  # every carried citation approved again, nothing flagged (no warning)
     assert "remote work" in added.content and "BrightDesk" in added.content
     brief = next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
     assert brief["judgments"][0].startswith("This run revises the document released earlier")

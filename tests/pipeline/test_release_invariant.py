@@ -1,9 +1,11 @@
 """Property: under any mix of scripted faults and any budget, released content always had a
 parseable verdict recorded for exactly that content, releases form an in-order prefix of the
-plan, and no model call is answered once the run's spending went over its budget."""
+plan, no model call is answered once the run's spending went over its budget, and a brief that
+declines the task releases nothing."""
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 from pathlib import Path
 
@@ -57,9 +59,13 @@ def _parseable(raw: str | None) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(step_script, min_size=1, max_size=5), concurrency=st.integers(1, 8),
-       max_tokens=st.one_of(st.none(), st.integers(0, 300)), plan_tokens=st.integers(0, 60))
-def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency, max_tokens, plan_tokens):
+       max_tokens=st.one_of(st.none(), st.integers(0, 300)), plan_tokens=st.integers(0, 60),
+       declines=st.integers(0, 9).map(lambda n: n == 0))
+def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency, max_tokens, plan_tokens,
+                                                                      declines):
     data = scripting.script({i: s for i, s in enumerate(steps, 1)})
+    if declines:  # the same scripted steps stand ready: none of them may be asked for
+        data["planner"] = [json.dumps(scripting.declined_brief())]
     data["planner"] = [_with_usage((reply, plan_tokens)) for reply in data["planner"]]
     with tempfile.TemporaryDirectory() as tmp:
         events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency,
@@ -86,6 +92,10 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
 
     assert released == list(range(1, len(released) + 1))  # an in-order prefix
     final = events[-1].type
+    if declines and _briefed(events):
+        assert final == "run_declined" and released == []
+        assert not [e for e in events if e.type in ("step_rendering", "summarizer_started")]
+        return
     assert final in ("run_completed", "run_halted")
     halted = [e.data["step"] for e in events if e.type == "step_halted"]
     if final == "run_completed":

@@ -46,9 +46,11 @@ def brief_ready(n=3) -> Event:
     return Event(ev.BriefReady(brief=scripting.brief(n)))
 
 
-def released(k, content, badge="passed", warnings=None) -> Event:
+def released(k, content, badge="passed", warnings=None, checked_by=None) -> Event:
+    """A release as the orchestrator records it: by a model verifier unless the badge says `checked`."""
+    checked_by = checked_by or ("mechanical" if badge == "checked" else "model")
     return Event(ev.StepReleased(step=k, title=f"Part {k}", badge=badge, content=content,
-                                   warnings=warnings or []))
+                                   warnings=warnings or [], checked_by=checked_by))
 
 
 def session_headers(user) -> list[tuple[bytes, bytes]]:

@@ -179,10 +179,10 @@ def test_the_page_counts_runs_by_status_and_steps_by_badge(client, seeded):
     found = tables(get_page(client, seeded["auditor"]))
     assert found["chart-runs-status-table"] == {
         "Status": ["Runs"], "queued": ["0"], "running": ["0"], "completed": ["1"], "halted": ["1"], "failed": ["1"],
-        "cancelled": ["0"]}
+        "cancelled": ["0"], "declined": ["0"]}
     assert found["chart-steps-badge-table"] == {
         "Badge": ["Steps", "Runs with one"], "passed": ["1", "1"], "passed after re-render": ["1", "1"],
-        "warning": ["1", "1"], "halted": ["1", "1"], "not released": ["1", "1"]}
+        "checked mechanically": ["0", "0"], "warning": ["1", "1"], "halted": ["1", "1"], "not released": ["1", "1"]}
 
 
 def test_the_csv_has_one_row_per_month_role_and_model_with_the_same_numbers(client, seeded):

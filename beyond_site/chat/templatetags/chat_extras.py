@@ -7,7 +7,7 @@ from beyond_site.runs.wording import OFFLINE_TIP
 register = template.Library()
 
 STATUS_LABELS = {"running": "Working", "completed": "Completed", "halted": "Halted", "failed": "Failed",
-                 "cancelled": "Stopped"}
+                 "cancelled": "Stopped", "declined": "Declined"}
 
 
 @register.filter

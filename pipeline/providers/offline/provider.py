@@ -20,6 +20,8 @@ class OfflineProvider:
     name = "offline"
     #: The UI labels offline output so nobody mistakes it for a model's.
     offline = True
+    #: Templates and rules, not a model: its verifier's passes are mechanical checks only.
+    language_model = False
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """The role's reply for `request.payload`; ProviderError when the payload lacks what the role needs."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from beyond_site.exports.document import nothing_to_export
 from beyond_site.exports.formats import FORMATS
 from beyond_site.runs.models import Run
 
@@ -26,6 +27,9 @@ class Command(BaseCommand):
         if opts["format"] != "json" and not run.is_finished:
             raise CommandError(f"run {run.pk} has not finished ({run.status}): export its document when it has "
                                "(--format json gives its trace now)")
+        nothing = nothing_to_export(run) if opts["format"] != "json" else None
+        if nothing:
+            raise CommandError(f"{nothing} (--format json gives its trace)")
         body = FORMATS[opts["format"]].render(run)
         if opts["out"] == "-":
             sys.stdout.buffer.write(body)

@@ -12,6 +12,7 @@ from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.research import search_setting
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
+from beyond_site.runs import verification
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
@@ -87,6 +88,10 @@ class Command(BaseCommand):
 def format_trace(trace: dict) -> str:
     run = trace["run"]
     lines = [f"Run {run['id']}: {run['status']}" + (f" ({run['halt_reason']})" if run["halt_reason"] else "")]
+    if run.get("decline_reason"):  # a declined run: its planner's reason is the whole answer
+        lines.append(f"Declined: {run['decline_reason']}")
+    if run.get("verification"):
+        lines.append(verification.WORDS.get(run["verification"], run["verification"]))
     for step in trace["steps"]:
         badge = step["badge"] or step["status"]
         lines.append(f"\n## Step {step['index']}: {step['title']}  [{badge}]")
