@@ -20,7 +20,7 @@ from .fields import Fill, fill
 from .planner import scope_of
 from .reading import Reading, read
 from .revision import compose_revision_step
-from .templates import StepTemplate
+from .templates import PART_MARK, StepTemplate
 from .text import looks_like_citation, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
@@ -47,7 +47,7 @@ def _spec_without_citations(spec: str) -> str:
 
 def requirement_citations(brief: Brief) -> list[Citation]:
     """The citations of the steps that list requirements (a mapping table, an assessment by area)."""
-    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.lower()), "section", "") in ("requirements",
+    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.split(PART_MARK)[0].lower()), "section", "") in ("requirements",
                                                                                                   "readiness")]
     return [c for s in steps for c in step_citations(brief, s)]
 
@@ -91,9 +91,11 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
 
 
 def _template(reading: Reading, step: StepPlan) -> StepTemplate | None:
-    """The step's template: the document type's own first, as two types may share a step title."""
-    own = next((t for t in reading.task.doc.steps if t.title.lower() == step.title.lower()), None)
-    return own or _TEMPLATES.get(step.title.lower())
+    """The step's template: the document type's own first, as two types may share a step title;
+    a part of a split table ("Applicability table, part 2 of 3") is its table's."""
+    title = step.title.split(PART_MARK)[0].lower()
+    own = next((t for t in reading.task.doc.steps if t.title.lower() == title), None)
+    return own or _TEMPLATES.get(title)
 
 
 def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:

@@ -27,7 +27,7 @@ def listed(items: list[str]) -> str:
 
 
 def person_phrase(person: Person | None, role: str) -> str:
-    return f"{person.name} ({person.title})" if person else f"the {role} (name {TBC})"
+    return person.described if person else f"the {role} (name {TBC})"
 
 
 def cadence_for(reading: Reading, *words: str) -> str:
@@ -64,7 +64,7 @@ def values(reading: Reading) -> dict[str, str]:
     if hosting:
         out["hosting"] = listed([s.provider or s.name + (f" ({s.where})" if s.where else "") for s in hosting])
     if facts.milestones:
-        out["certification"] = listed([f"{m.what} by {m.when}" for m in facts.milestones])
+        out["certification"] = listed([m.dated for m in facts.milestones])
     if facts.data_categories:
         out["data_categories"] = listed(facts.data_categories)
     if facts.retention:

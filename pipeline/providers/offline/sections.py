@@ -179,7 +179,7 @@ def fact_lines(reading: Reading, fields: Fill) -> list[str]:
     named = {p.name for p in task.frameworks}
     for milestone in facts.milestones:
         if any(milestone.what.startswith(n) for n in named) or stems(milestone.what) & subject_stems:
-            lines.append(f"{milestone.what}: expected {milestone.when}.")
+            lines.append(f"{milestone.what}: " + (f"held since {milestone.when}." if milestone.cue == "since" else f"expected {milestone.when}."))
     for timed in facts.retention:
         if stems(timed.what) & subject_stems:
             lines.append(f"{timed.what} are kept for {timed.when}.")

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: How a step's title reads when its table is split over several steps: "Applicability table, part 2 of 3".
+PART_MARK = ", part "
+
 
 @dataclass(frozen=True)
 class StepTemplate:
