@@ -563,8 +563,3 @@ GENERIC = DocType(
     ),
     has_subject=True, subject_topics=("policy",),
 )
-
-#: In priority order: on a tie the earlier type wins.
-DOC_TYPES: tuple[DocType, ...] = (EMAIL, MAPPING, GAP_ASSESSMENT, INCIDENT_REPORT, TRAINING, ROPA, DPIA, BREACH, SOA, ISMS_SCOPE, ASSET_REGISTER,
-                                  ACCESS_CONTROL, RISK_ASSESSMENT, AUDIT_PLAN, MANAGEMENT_REVIEW,
-                                  INCIDENT, SUPPLIER, CONTINUITY, INFOSEC_POLICY)

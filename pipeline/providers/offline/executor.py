@@ -13,9 +13,10 @@ from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
-from . import sections
+from . import questionnaire, record_sections, sections
 from .citing import format_citation
-from .doctypes import DOC_TYPES, GENERIC, OPEN_POINTS, TBC
+from .catalogue import DOC_TYPES, GENERIC
+from .doctypes import OPEN_POINTS, TBC
 from .fields import Fill, fill
 from .planner import scope_of
 from .reading import Reading, read
@@ -87,6 +88,30 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
         return sections.incident_blocks(reading, fields, impact=kind == "impact")
     if kind == "practices":
         return sections.practice_blocks(reading, f"{reading.task.text} {step.title}")
+    return _record_section(reading, kind, arg, fields)
+
+
+def _record_section(reading: Reading, kind: str, arg: str, fields: Fill) -> list[str]:
+    """The parts of the record-based documents (record_doctypes.py)."""
+    if kind == "statements":
+        concepts = arg.split(",")
+        if reading.task.doc.key == "assurance_letter":
+            return record_sections.prose_blocks(reading, concepts)
+        return record_sections.statement_blocks(reading, concepts)
+    if kind == "answers":
+        return questionnaire.answer_blocks(reading)
+    if kind == "unanswered":
+        return questionnaire.unanswered_blocks(reading, fields["questionnaire_owner"])
+    if kind == "retention":
+        return record_sections.retention_blocks(reading)
+    if kind == "review_schedule":
+        return record_sections.review_schedule_blocks(reading, fields)
+    if kind == "test_schedule":
+        return record_sections.test_schedule_blocks(reading, fields)
+    if kind == "findings":
+        return record_sections.findings_blocks(reading, arg)
+    if kind == "audit_inputs":
+        return record_sections.audit_input_blocks(reading)
     return []
 
 

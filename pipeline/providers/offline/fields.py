@@ -109,6 +109,13 @@ def fill(reading: Reading, scope: str) -> Fill:
                greeting=task.greeting, profile=found.get("profile", reading.org),
                sign_off="Yours sincerely," if task.is_letter else "Thank you,",
                contact=found.get("security_lead", f"the information security team ({TBC})"))
+    lead = reading.facts.person("ciso", "ism", "it_head")
+    supplier_owner = reading.facts.person_for("supplier", "vendor", "procurement", "third part")
+    out.update(period=task.year or "the next twelve months", deadline=task.date or "four weeks from the date of this memo",
+               supplier_owner=supplier_owner.described if supplier_owner else out["security_lead"],
+               signatory=f"{lead.name}\n{lead.title}" if lead else "The information security team",
+               questionnaire_owner=lead.described if lead else "the person who owns the customer relationship",
+               security_lead_name=lead.name if lead else "The information security team")
     for key, (title, _) in ROLES.items():
         out.setdefault(key, title)
     out["subject_line"] = clip(subject, 90)

@@ -16,7 +16,8 @@ from pipeline.task_check import frameworks_not_enabled
 from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, expand, expand_all,
                      explicit_picks, format_citation, group_picks, keyword_picks, topic_picks)
 from .declining import GENERIC_FORMS, edit_reason, kind_reason, transform_asked, transform_reason, unwritable_form
-from .doctypes import DOC_TYPES, GENERIC, TBC
+from .catalogue import DOC_TYPES, GENERIC
+from .doctypes import TBC
 from .fields import Fill, fill, missing, values
 from .reading import Reading, read
 from .revision import Revision, revise, revision_of
@@ -230,9 +231,11 @@ def plan(ctx: Context) -> Brief:
     for pick in topic_picks([t for ts in topics for t in ts], packs, TOPICS):
         if pick not in picks:
             picks.append(pick)
-    if len(picks) < 6:  # title overlap is a weaker signal than the curated map: only to fill a thin set
+    if not doc.cites:  # a questionnaire's answers, a letter: only what the task itself names
+        picks = list(requested)
+    elif len(picks) < 6:  # title overlap is a weaker signal than the curated map: only to fill a thin set
         picks += [p for p in keyword_picks(ctx.task, packs) if p not in picks]
-    if len(picks) < 3:
+    if doc.cites and len(picks) < 3:
         picks += [p for p in topic_picks(_FALLBACK_TOPICS, packs, TOPICS) if p not in picks][:3 - len(picks)]
     picks = picks[:max(MAX_CITATIONS, len(requested))]
     citations = as_citations(picks)

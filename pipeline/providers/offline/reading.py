@@ -44,6 +44,7 @@ class Reading:
     #: (what, the task's value, the workspace's value) where the task says otherwise; the task wins.
     overrides: list[tuple[str, str, str]] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
+    memories: tuple[str, ...] = ()
     _registers: dict[str, Register | None] = field(default_factory=dict)
 
     def register(self, kind: str) -> Register | None:
@@ -80,4 +81,5 @@ def read(ctx: Context) -> Reading:
     return Reading(task=task, facts=facts, tables=read_tables(ctx.uploads + ctx.files), org=org or "the organisation",
                    org_source=source, headcount=task.headcount or facts.headcount,
                    description=task.org_kind or ("" if task.sector else facts.description),
-                   sector=task.sector or facts.sector, overrides=overrides, statements=_statements(ctx))
+                   sector=task.sector or facts.sector, overrides=overrides, statements=_statements(ctx),
+                   memories=ctx.memories)

@@ -69,7 +69,8 @@ def _fact_statements(reading: Reading) -> list[Statement]:
         out.append(Statement(f"{timed.what[0].upper()}{timed.what[1:]}: reviewed {timed.when}"
                              + (f" by {timed.who}." if timed.who else "."), "workspace records"))
     for key, person in facts.people.items():
-        out.append(Statement(f"{person.name} is the {person.title} ({ROLES[key][0].lower()}).", "workspace records"))
+        known = f" ({ROLES[key][0].lower()})" if key in ROLES else ""
+        out.append(Statement(f"{person.name} is the {person.title}{known}.", "workspace records"))
     return out
 
 

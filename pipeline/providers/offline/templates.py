@@ -49,3 +49,6 @@ class DocType:
     #: The frameworks (pack keys) this kind of document belongs to, when the task names none;
     #: empty: every enabled framework.
     frameworks: tuple[str, ...] = ()
+    #: False for documents that cite no framework of their own accord (a questionnaire's answers, a
+    #: letter to a customer): only references the task itself names are approved.
+    cites: bool = True
