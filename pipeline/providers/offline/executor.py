@@ -13,9 +13,9 @@ from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
-from . import questionnaire, record_sections, sections
+from . import processing, questionnaire, record_sections, sections
 from .citing import format_citation
-from .catalogue import DOC_TYPES, GENERIC
+from .catalogue import DOC_TYPES, GENERIC, VARIANTS
 from .doctypes import OPEN_POINTS, TBC
 from .fields import Fill, fill
 from .planner import scope_of
@@ -26,7 +26,7 @@ from .text import looks_like_citation, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
 _TEMPLATES: dict[str, StepTemplate] = {}
-for _doc in (*DOC_TYPES, GENERIC):
+for _doc in (*DOC_TYPES, *VARIANTS, GENERIC):
     for _step in _doc.steps:
         _TEMPLATES.setdefault(_step.title.lower(), _step)
 
@@ -74,6 +74,9 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
     kind, _, arg = template.section.partition(":")
     if kind == "register":
         return sections.register_blocks(reading, arg, template.table, fields)
+    if kind == "legend":  # "legend:<register kind>:<column>:replace|keep"
+        register, column, mode = arg.split(":")
+        return sections.legend_blocks(reading, register, column, mode == "replace", template.table, fields)
     if kind == "treatment":
         return sections.treatment_blocks(reading, template.table, fields)
     if kind == "requirements":
@@ -108,6 +111,10 @@ def _record_section(reading: Reading, kind: str, arg: str, fields: Fill) -> list
         return record_sections.review_schedule_blocks(reading, fields)
     if kind == "test_schedule":
         return record_sections.test_schedule_blocks(reading, fields)
+    if kind == "processing":
+        return processing.activity_blocks(reading, arg, fields)
+    if kind == "processor_notice":
+        return processing.notice_blocks(reading, fields)
     if kind == "findings":
         return record_sections.findings_blocks(reading, arg)
     if kind == "audit_inputs":

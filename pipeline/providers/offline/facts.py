@@ -142,6 +142,8 @@ class Facts:
     retention: list[Timed] = field(default_factory=list)
     cadences: list[Timed] = field(default_factory=list)
     milestones: list[Timed] = field(default_factory=list)  # what = framework and event, when = date
+    #: Whom the organisation processes personal data for as a processor ("the hospitals that use the platform").
+    processor_for: str = ""
 
     def person(self, *keys: str) -> Person | None:
         """The first of the roles `keys` the workspace names a person for."""
@@ -250,7 +252,9 @@ def _read_retention(clause: str, source: str, facts: Facts) -> None:
             facts.retention.append(Timed(what[0].upper() + what[1:], match["period"], source))
 
 
-_CADENCE_PATTERNS = ((re.compile(r"\b(?:reviewed|audited|tested|checked|updated|assessed)\b", re.IGNORECASE), _REVIEWED),
+_CHAIRED = re.compile(r"^\s*,?\s*chaired by (?P<who>[^.;]{3,80})")
+_CADENCE_PATTERNS = ((re.compile(r"\b(?:reviewed|audited|tested|checked|updated|assessed|held|exercised|run|carried out"
+                                 r"|conducted)\b", re.IGNORECASE), _REVIEWED),
                      (re.compile(r"\b(?:reviews|audits|tests|checks)\b"), _REVIEWS), (re.compile(r"\bmeets\b"), _MEETS))
 
 
@@ -261,6 +265,8 @@ def _read_cadences(clause: str, source: str, facts: Facts) -> None:
         for match in pattern.finditer(clause):
             what = _clean(match.groupdict().get("what") or match["who"], 60)
             who = _clean(match.groupdict().get("who") or "", 50) if pattern is not _MEETS else ""
+            chair = _CHAIRED.search(clause[match.end():])
+            who = f"chaired by {_clean(chair['who'], 60)}" if chair and not who else who
             timed = Timed(what, match["cadence"].lower(), source, who)
             if what and not any((t.what, t.when, t.who) == (what, timed.when, who) for t in facts.cadences):
                 facts.cadences.append(timed)
@@ -285,6 +291,22 @@ def _read_data(text: str, facts: Facts) -> None:
             facts.data_categories.append(name)
 
 
+_PROCESSOR_FOR = (
+    re.compile(r"\bfor (?:the |our |all )?(?P<who>[^,;.]{3,80}?),? we (?:act|are|operate) (?:as )?(?:a |their )?(?:data )?"
+               r"processor", re.I),
+    re.compile(r"\bwe (?:act|are|operate) (?:as )?(?:a |their )?(?:data )?processor (?:for|on behalf of) (?:the |our )?"
+               r"(?P<who>[^,;.]{3,80})", re.I),
+    re.compile(r"\bas (?:a |their )?(?:data )?processor on behalf of (?:the |our )?(?P<who>[^,;.]{3,80})", re.I),
+)
+
+
+def _read_processor_role(sentence: str, facts: Facts) -> None:
+    for pattern in _PROCESSOR_FOR:
+        found = pattern.search(sentence)
+        if found and not facts.processor_for:
+            facts.processor_for = _clean(found["who"], 80)
+
+
 def _prose(text: str) -> list[str]:
     """The text's sentences, without table rows and headings."""
     lines = [line for line in text.splitlines() if not line.lstrip().startswith(("|", "#"))]
@@ -306,6 +328,7 @@ def extract_facts(memories: tuple[str, ...], documents: list[tuple[str, str]]) -
                 _read_org(sentence, source, facts)
             _read_locations(sentence, facts)
             _read_milestone(sentence, source, facts)
+            _read_processor_role(sentence, facts)
             read_people(sentence, source, facts.people)  # "Head of IT: Dmitri Volkov" is one clause
             for clause in re.split(r";\s+|:\s+(?=[A-Z])", sentence):
                 read_people(clause, source, facts.people)

@@ -34,6 +34,8 @@ def cadence_for(reading: Reading, *words: str) -> str:
     """The review cadence the workspace gives for something mentioning any of `words`."""
     for timed in reading.facts.cadences:
         if any(w in f"{timed.what} {timed.who}".lower() for w in words):
+            if timed.who.startswith("chaired by"):
+                return f"{timed.when}, {timed.who}"
             return timed.when + (f" by {timed.who[0].lower()}{timed.who[1:]}" if timed.who else "")
     return ""
 
@@ -70,7 +72,7 @@ def values(reading: Reading) -> dict[str, str]:
     if facts.retention:
         out["retention"] = listed([f"{t.what.lower()}: {t.when}" for t in facts.retention])
     for key, words in (("access_review", ("access",)), ("risk_review", ("risk",)),
-                       ("committee_cadence", ("committee", "steering", "group", "board"))):
+                       ("committee_cadence", ("committee", "steering", "group", "board", "management review"))):
         cadence = cadence_for(reading, *words)
         if cadence:
             out[key] = cadence
@@ -78,6 +80,8 @@ def values(reading: Reading) -> dict[str, str]:
                       if any(w in f"{t.what} {t.who}".lower() for w in ("committee", "steering", "group"))), "")
     if committee:
         out["committee"] = committee[0].lower() + committee[1:] if committee.lower().startswith("the ") else committee
+    if facts.processor_for:
+        out["processor_for"] = facts.processor_for
     return out
 
 
@@ -87,7 +91,7 @@ _FALLBACKS = {
     "systems": TBC, "processors": TBC, "payroll": TBC, "hosting": TBC, "certification": TBC,
     "data_categories": TBC, "retention": TBC, "access_review": f"periodically (frequency {TBC})",
     "risk_review": f"periodically (frequency {TBC})", "committee_cadence": f"at planned intervals ({TBC})",
-    "committee": "top management",
+    "committee": "top management", "processor_for": TBC,
 }
 #: What each need means, for the open points.
 NEEDS = {"dpo": "who the Data Protection Officer is", "security_lead": "who leads information security",

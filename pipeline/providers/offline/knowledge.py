@@ -81,14 +81,16 @@ def memory_statements(reading: Reading) -> list[Statement]:
 def _people_statements(reading: Reading) -> list[Statement]:
     out = []
     for person in reading.facts.people.values():
-        out.append(Statement(f"{person.described} is our {person.title}.", "workspace records"))
+        out.append(Statement(f"{person.name} is named as {person.title}"
+                             + (f" ({person.qualifier})." if person.qualifier else "."), "workspace records"))
     return out
 
 
-def candidates(reading: Reading) -> list[Statement]:
+def candidates(reading: Reading, *, people: bool = True) -> list[Statement]:
     """Every statement a question may be answered by: memories first (the workspace's own word),
-    then the people the workspace names, then the sentences of its documents."""
-    return memory_statements(reading) + _people_statements(reading) + list(reading.statements)
+    then (for a question, not a section) the people the workspace names, then the sentences of its
+    documents."""
+    return memory_statements(reading) + (_people_statements(reading) if people else []) + list(reading.statements)
 
 
 def _score(question: str, wanted: set[str], concepts: set[str], statement: Statement) -> int:

@@ -122,7 +122,8 @@ def _fact_judgments(reading: Reading) -> list[str]:
         if key in found:
             out.append(f"{label}: {found[key]}.")
     for timed in facts.cadences[:4]:
-        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", by {_lower_first(timed.who)}." if timed.who else "."))
+        who = timed.who if timed.who.startswith("chaired by") else f"by {_lower_first(timed.who)}" if timed.who else ""
+        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", {who}." if who else "."))
     return out
 
 

@@ -5,12 +5,13 @@ workspace of many files is parsed once, not once per step.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from pipeline.context import Context
 from pipeline.words import stems
 
+from .catalogue import variant_of
 from .facts import Facts, extract_facts
 from .registers import Register, find_register
 from .tables import Table, read_tables, whole_documents
@@ -70,6 +71,7 @@ def read(ctx: Context) -> Reading:
     task = read_task(ctx.task)
     docs = whole_documents(ctx.uploads + ctx.files)
     facts = extract_facts(ctx.memories, [(name, text) for name, text, _ in docs])
+    task = replace(task, doc=variant_of(task.doc, ctx.task, facts))
     org, source = facts.org, "the workspace memories"
     if not org:
         org, source = (ctx.workspace_name.strip(), "the workspace name") if ctx.workspace_name.strip() else ("", "")

@@ -25,7 +25,7 @@ _QUARTERS = ("Q1", "Q2", "Q3", "Q4")
 
 def statement_blocks(reading: Reading, concepts: list[str], *, sources: bool = True) -> list[str]:
     """The workspace's statements on `concepts`, as a list; or a line saying it records none."""
-    found = about(candidates(reading), *concepts, limit=6)
+    found = about(candidates(reading, people=False), *concepts, limit=6)
     if not found:
         return [f"The workspace records nothing on this yet: {TBC}."]
     return ["\n".join(f"- {s.text}" + (f" ({s.source})" if sources else "") for s in found)]
@@ -33,7 +33,7 @@ def statement_blocks(reading: Reading, concepts: list[str], *, sources: bool = T
 
 def prose_blocks(reading: Reading, concepts: list[str]) -> list[str]:
     """The same statements as a paragraph, for a letter."""
-    found = about(candidates(reading), *concepts, limit=6)
+    found = about(candidates(reading, people=False), *concepts, limit=6)
     return [" ".join(s.text for s in found)] if found else [f"Details on this are {TBC}."]
 
 

@@ -118,6 +118,11 @@ class Register:
     total: int  # rows in the sources, shown or not
 
 
+def fits(table: Table, kind: Kind) -> bool:
+    """Whether the table holds rows of `kind` (a register's data, not its legend)."""
+    return _fit(table, kind)[0] > 0
+
+
 def _fit(table: Table, kind: Kind) -> tuple[int, dict[str, int]]:
     """How well a table fits a kind (0: not at all) and its column mapping."""
     return _fit_header(table.header, table.title, table.source, kind.key)

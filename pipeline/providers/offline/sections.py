@@ -17,6 +17,7 @@ from .facts import ROLES
 from .fields import Fill, listed
 from .outcomes import CSF_OUTCOMES
 from .reading import Reading, Statement
+from .legends import legend_for
 from .registers import KINDS
 from .text import clip
 from .topics import TOPIC_WORDS, TOPICS
@@ -231,3 +232,15 @@ def incident_blocks(reading: Reading, fields: Fill, impact: bool) -> list[str]:
 def practice_blocks(reading: Reading, query: str) -> list[str]:
     found = relevant_statements(reading, query, 3)
     return ["In practice today:\n" + "\n".join(f"- {s.text} ({s.source})" for s in found)] if found else []
+
+
+def legend_blocks(reading: Reading, kind: str, column: str, replace: bool, template_rows, fields: Fill) -> list[str]:
+    """The file's own scheme for a register's column, replacing the template's generic table (or,
+    when the template's table says something else, such as the treatment each level needs, before it)."""
+    generic = [table([tuple(c.format_map(fields) for c in row) for row in template_rows])] if template_rows else []
+    legend = legend_for(reading, kind, column)
+    if legend is None:
+        return generic
+    where = f"{legend.source}" + (f", {legend.title}" if legend.title and legend.title not in legend.source else "")
+    blocks = [f"The {column.lower()} scheme is the one {where} defines:", table([legend.header, *legend.rows])]
+    return blocks if replace else blocks + generic
