@@ -12,6 +12,7 @@ from pipeline.schemas import Citation
 from pipeline.words import stems
 
 from .citing import format_citation
+from .crosswalk import counterparts, direction
 from .doctypes import TBC
 from .facts import ROLES
 from .fields import Fill, listed
@@ -125,9 +126,27 @@ def requirement_blocks(reading: Reading, cited: list[Citation], template_rows, f
         schedule += [(format_citation(c), fields["security_lead"], TBC, _practice(p[:1], 120) if p else "records to be "
                       "sampled") for c, p in rows]
         return ["The schedule covers every requirement the task names.", table(schedule)]
+    pair = direction(reading.task.text, reading.task.frameworks) if doc == "mapping" else None
+    if pair and {pair[0].name, pair[1].name} <= {c.framework for c, _ in rows}:
+        return _crosswalk(rows, cited, *pair)
     body = [(format_citation(c), _practice(p, 200) if p else f"No practice recorded: {TBC}", _sources(p),
              "In place" if p else "Gap") for c, p in rows]
     return [table([("Requirement", "Practice in place", "Source", "Status"), *body])]
+
+
+def _crosswalk(rows, cited: list[Citation], source, target) -> list[str]:
+    """One row per requirement of the framework mapped from, with its counterparts in the other."""
+    body = []
+    for c, p in rows:
+        if c.framework != source.name:
+            continue
+        matched = counterparts(c, source, target, cited)
+        body.append((format_citation(c), "; ".join(format_citation(m) for m in matched) or
+                     f"No corresponding {target.name} requirement in the cited set", _practice(p, 200) if p else
+                     f"No practice recorded: {TBC}", _sources(p), "In place" if p else "Gap"))
+    return [f"Each {source.name} requirement below is mapped to the {target.name} requirements filed under the same "
+            "topic, with the practice the workspace records for it.",
+            table([(source.name, target.name, "Practice in place", "Source", "Status"), *body])]
 
 
 def gap_blocks(reading: Reading, cited: list[Citation], fields: Fill) -> list[str]:

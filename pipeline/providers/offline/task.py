@@ -67,7 +67,7 @@ class TaskReading:
 
 def _phrase(phrase: str) -> re.Pattern:
     """`phrase` as a whole word or words of a lower-cased text."""
-    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?:s|es)?(?![a-z0-9])")
 
 
 def _normal(text: str) -> str:
