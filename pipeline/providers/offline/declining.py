@@ -25,7 +25,8 @@ _LANGUAGES = ("french|german|spanish|italian|dutch|portuguese|polish|czech|swedi
 _LEAD = r"^\s*(?:please\s+|can you\s+|could you\s+|would you\s+|now\s+|also\s+|and\s+)*"
 _TRANSFORM_PATTERNS = tuple((re.compile(_LEAD + r"(?:" + pattern.replace("{languages}", _LANGUAGES) + r")\b", re.I), verb)
                             for pattern, verb in _TRANSFORMS)
-_INTO_LANGUAGE = re.compile(rf"\b(?:in|into)\s+(?:{_LANGUAGES})\b\s*[.!?]?\s*$", re.I)
+# "... in German", "... into French please": the engine writes English only.
+_INTO_LANGUAGE = re.compile(rf"\b(?:in|into)\s+(?!english\b)(?:{_LANGUAGES})\b", re.I)
 
 #: Kinds of document the engine has no template for, named in a task (a contract is not a policy).
 _UNWRITABLE = re.compile(
@@ -58,7 +59,7 @@ def transform_asked(task: str) -> str | None:
     for pattern, verb in _TRANSFORM_PATTERNS:
         if pattern.search(task):
             return verb
-    return "translate" if _INTO_LANGUAGE.search(task.strip()) else None
+    return "translate" if _INTO_LANGUAGE.search(task) else None
 
 
 def transform_reason(verb: str) -> str:

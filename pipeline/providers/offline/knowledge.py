@@ -81,8 +81,9 @@ def memory_statements(reading: Reading) -> list[Statement]:
 def _people_statements(reading: Reading) -> list[Statement]:
     out = []
     for person in reading.facts.people.values():
-        out.append(Statement(f"{person.name} is named as {person.title}"
-                             + (f" ({person.qualifier})." if person.qualifier else "."), "workspace records"))
+        # Worded with the workspace's own words only, so that a memory saying the same adds nothing new.
+        out.append(Statement(f"{person.title}: {person.name}" + (f" ({person.qualifier})." if person.qualifier else "."),
+                             "workspace records"))
     return out
 
 

@@ -17,6 +17,7 @@ from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_p
                      explicit_picks, format_citation, group_picks, keyword_picks, topic_picks)
 from .declining import GENERIC_FORMS, edit_reason, kind_reason, transform_asked, transform_reason, unwritable_form
 from .catalogue import DOC_TYPES, GENERIC
+from .crosswalk import direction
 from .doctypes import TBC
 from .fields import Fill, fill, missing, values
 from .reading import Reading, read
@@ -88,6 +89,10 @@ def requirement_picks(reading: Reading, explicit: list[Pick], packs: list[Pack],
         one_level = doc.key in ("mapping", "gap_assessment")
         named = [p for pick in explicit for p in (expand(pick) if one_level else expand_all(pick))]
         return _unique(named + [p for group in groups for p in expand_all(group)])
+    pair = direction(reading.task.text, reading.task.frameworks) if doc.key == "mapping" else None
+    if pair and not task_topics:  # "map our ISO 27001 controls to SOC 2": every topic both frameworks govern
+        shared = [t for t, refs in TOPICS.items() if pair[0].key in refs and pair[1].key in refs]
+        return topic_picks(shared, list(pair), TOPICS)
     if doc.key == "soa":
         annex = [Pick(p, p.get("Annex A"), "Annex A") for p in packs if p.key.startswith("iso27001") and p.get("Annex A")]
         if annex:

@@ -47,7 +47,9 @@ def _from_task(task: str) -> list[Question]:
     if not found:  # "Answer these: Do you encrypt backups? Where is data hosted?"
         body = task.split(":", 1)[1] if ":" in task else ""
         asked = [q.strip() for q in re.findall(r"[^?:]+\?", body) if len(q.strip()) > 8]
-        found = [Question(str(n), q) for n, q in enumerate(asked, 1)]
+        for n, q in enumerate(asked, 1):
+            numbered = _NUMBERED.match(q)
+            found.append(Question(numbered["n"], numbered["q"].strip()) if numbered else Question(str(n), q))
     return found
 
 
@@ -97,8 +99,9 @@ def answer_blocks(reading: Reading) -> list[str]:
         rows.append((q.number, _cell(q.text), _cell(text), source))
     answered = sum(1 for row in rows[1:] if not row[2].startswith(NOT_ANSWERED))
     where = "typed in the task" if asked.source == "the task" else f"from {asked.source}"
-    intro = (f"The questionnaire has {len(asked.items)} questions ({where}): {answered} are answered from the "
-             f"workspace's records, {len(asked.items) - answered} are marked \u201c{NOT_ANSWERED}\u201d.")
+    unanswered = len(asked.items) - answered
+    intro = (f"The questionnaire has {len(asked.items)} question{'s' * (len(asked.items) != 1)} ({where}): {answered} "
+             f"answered from the workspace's records, {unanswered} marked \u201c{NOT_ANSWERED}\u201d.")
     return [intro, table(rows)]
 
 

@@ -14,6 +14,7 @@ from pipeline.citations import Found, extract_citations
 from pipeline.frameworks import Pack, named_frameworks
 
 from .catalogue import DOC_TYPES, GENERIC
+from .record_doctypes import QUESTIONNAIRE
 from .facts import headcount_in, sector_of
 from .templates import DocType
 from .text import clip, looks_like_citation
@@ -95,7 +96,7 @@ def classify(task: str) -> tuple[DocType, DocType | None]:
     text = _normal(task)
     scored = [(_score(d, text), -i, d) for i, d in enumerate(DOC_TYPES)]
     best = max(scored, key=lambda s: (s[0], s[1]))
-    doc = best[2] if best[0] > 0 else GENERIC
+    doc = best[2] if best[0] > 0 else QUESTIONNAIRE if "?" in task else GENERIC  # questions asked are a questionnaire
     if not doc.has_subject:
         return doc, None
     others = [s for s in scored if s[0] > 0 and not s[2].has_subject and s[2] is not doc]
