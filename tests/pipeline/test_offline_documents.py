@@ -150,3 +150,17 @@ async def test_a_cross_framework_mapping_puts_each_requirement_beside_its_counte
     _, document, _ = await _run(_ctx("Map our ISO 27001 access controls to NIST CSF 2.0", frameworks=(ISO, CSF)))
     row = next(r for r in _rows(document) if "A.5.17 (" in r)
     assert "NIST CSF 2.0 PR.AA" in row.split(" | ")[1]
+
+
+async def test_a_risk_register_with_no_risk_list_starts_from_the_most_sensitive_assets():
+    _, document, _ = await _run(_ctx("Risk register with likelihood and impact"))
+    risks = [r for r in _rows(document) if r.startswith("| R-0") and "Practice database" in r]
+    assert risks and "(L3)" in risks[0] and "Sandrine Roy" in risks[0]
+    assert "Phishing leads to account takeover" not in document  # no generic example where the workspace has assets
+    assert "Marketing site" not in "\n".join(_rows(document)[:4])  # the most sensitive first
+
+
+async def test_an_access_review_memo_with_no_systems_file_lists_the_registers_systems_and_owners():
+    _, document, _ = await _run(_ctx("Memo to system owners launching the access review"))
+    assert "| Practice database | Sandrine Roy | L3 |" in document
+    assert "Access is reviewed every quarter by the system owners." in document

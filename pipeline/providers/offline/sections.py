@@ -18,6 +18,7 @@ from .facts import ROLES
 from .fields import Fill, listed
 from .outcomes import CSF_OUTCOMES
 from .reading import Reading, Statement
+from .assets import key_assets, threat_for
 from .legends import legend_for
 from .registers import KINDS
 from .text import clip
@@ -35,6 +36,10 @@ def table(rows: list[tuple[str, ...]]) -> str:
 def register_blocks(reading: Reading, kind: str, template_rows: tuple[tuple[str, ...], ...], fields: Fill) -> list[str]:
     """The register of `kind` from the workspace's files, or the template's example rows when none holds it."""
     register = reading.register(kind)
+    if register is None and kind in _FROM_ASSETS:
+        derived = _FROM_ASSETS[kind](reading, fields)
+        if derived:
+            return derived
     if register is None:
         rows = [tuple(c.format_map(fields) for c in row) for row in template_rows]
         note = (f"No file in the workspace holds this {KINDS[kind].key} table: the rows below are examples to "
@@ -55,6 +60,9 @@ def register_blocks(reading: Reading, kind: str, template_rows: tuple[tuple[str,
 def treatment_blocks(reading: Reading, template_rows, fields: Fill) -> list[str]:
     """Each risk of the register with its treatment and owner; the template's examples when there is none."""
     register = reading.register("risks")
+    if register is None and key_assets(reading):  # the risks drawn from the assets: each treatment to decide
+        rows = [(f"R-{n:02d}", TBC, TBC, a.owner or TBC, TBC) for n, a in enumerate(key_assets(reading), 1)]
+        return [table([template_rows[0], *rows])]
     if register is None or "Treatment" not in register.columns:
         return register_blocks(reading, "risks", template_rows, fields) if register is None else []
     pick = [register.columns.index(c) for c in ("ID", "Risk", "Treatment", "Owner") if c in register.columns]
@@ -263,3 +271,37 @@ def legend_blocks(reading: Reading, kind: str, column: str, replace: bool, templ
     where = f"{legend.source}" + (f", {legend.title}" if legend.title and legend.title not in legend.source else "")
     blocks = [f"The {column.lower()} scheme is the one {where} defines:", table([legend.header, *legend.rows])]
     return blocks if replace else blocks + generic
+
+
+def _risks_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading)
+    if not found:
+        return []
+    rows = [(f"R-{n:02d}", threat_for(a), a.name + (f" ({a.classification})" if a.classification else ""), TBC, TBC,
+             TBC, a.owner or TBC) for n, a in enumerate(found, 1)]
+    return [f"No risk list is in the workspace: the risks below start from the {len(rows)} most sensitive assets of "
+            "the asset register, one scenario each, for their owners to assess (likelihood and impact on the scale "
+            "above).", table([("ID", "Risk", "Asset", "Likelihood", "Impact", "Level", "Owner"), *rows])]
+
+
+def _services_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading, systems_only=True)
+    if not found:
+        return []
+    rows = [(a.name, TBC, TBC, a.owner or TBC) for a in found]
+    return [f"No business impact analysis is in the workspace: the services below are the most sensitive systems of "
+            "the asset register; their recovery objectives are to be set with their owners.",
+            table([("Service", "Recovery time objective", "Recovery point objective", "Owner"), *rows])]
+
+
+def _systems_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading, limit=12, systems_only=True)
+    if not found:
+        return []
+    rows = [(a.name, a.owner or TBC, a.classification or "—") for a in found]
+    return ["The systems in scope are those of the asset register, most sensitive first:",
+            table([("System", "Owner", "Classification"), *rows])]
+
+
+#: Registers a document can start from the asset register when the workspace keeps none of their own.
+_FROM_ASSETS = {"risks": _risks_from_assets, "continuity": _services_from_assets, "systems": _systems_from_assets}
