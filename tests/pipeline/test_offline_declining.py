@@ -7,6 +7,7 @@ from pipeline import events as ev
 from pipeline.context import Context
 from pipeline.orchestrator import Orchestrator
 from pipeline.providers.offline import OfflineProvider
+from pipeline.providers.offline.declining import transform_asked
 from pipeline.providers.offline.planner import plan
 from pipeline.topology import ROLES, parse_shorthand
 
@@ -24,6 +25,7 @@ def _ctx(task: str) -> Context:
     ("Summarise the attached security policy in five bullet points", "cannot summarise"),
     ("Shorten our information security policy to one page", "cannot shorten"),
     ("Our password standard, in German please", "cannot translate"),
+    ("Please summarise our incident response procedure", "cannot summarise"),
 ])
 def test_it_declines_to_transform_text(task, words):
     brief = plan(_ctx(task))
@@ -60,3 +62,8 @@ async def test_a_declined_task_releases_nothing_through_the_orchestrator():
     events = [event async for event in orchestrator.events()]
     assert orchestrator.brief.declined
     assert not [e for e in events if e.type in (ev.STEP_RENDERING, ev.STEP_RELEASED)]
+
+
+@pytest.mark.parametrize("task", ["Summarise our SOC 2 readiness for the board", "Write our policy in English"])
+def test_a_summary_of_a_subject_or_english_is_not_a_transformation(task):
+    assert transform_asked(task) is None

@@ -18,7 +18,12 @@ _TRANSFORMS = (
      r"|plainer|more readable)", "reword"),
     (r"shorten\w*|condens\w*|trim\w*|cut\s+(?:it|this|that|the\s+\w+)\s+down|make\s+(?:it|this|that|the\s+[\w\s]{1,30}?)\s+"
      r"(?:shorter|more concise|briefer|simpler)|simplif\w*", "shorten"),
-    (r"summari[sz]\w*|sum\s+up|give\s+(?:me\s+)?(?:a\s+)?(?:short\s+)?summary\s+of|tl;?dr", "summarise"),
+    # Summarising a text, not writing a summary of a subject ("summarise our SOC 2 readiness" is a
+    # document from the workspace's facts).
+    (r"(?:summari[sz]\w*|sum\s+up|give\s+(?:me\s+)?(?:a\s+)?(?:short\s+)?summary\s+of|tl;?dr)\s+(?:it\b|this\b|that\b"
+     r"|the\s+(?:attached|above|following|enclosed|uploaded)\b|(?:the|our|this|that|my)\s+(?:[\w-]+\s+){0,4}?(?:policy|procedure"
+     r"|standard|report|document|file|text|email|contract|minutes|notes|article|page|paper|workbook|spreadsheet|pdf"
+     r"|guide|letter|memo)\b)", "summarise"),
 )
 _LANGUAGES = ("french|german|spanish|italian|dutch|portuguese|polish|czech|swedish|danish|norwegian|finnish|english"
               "|chinese|japanese|arabic|romanian|hungarian|greek|turkish|russian|ukrainian|korean")

@@ -60,7 +60,8 @@ SUPPLIER_REVIEW = DocType(
     "supplier_review", "Supplier review plan",
     {"supplier review": 12, "supplier reviews": 12, "vendor review": 12, "vendor reviews": 12,
      "supplier assessment plan": 12, "vendor assessment plan": 12, "third party review": 11, "supplier audit": 10,
-     "supplier review plan": 14},
+     "supplier review plan": 14, "review of suppliers": 12, "review our suppliers": 12, "reviewing our suppliers": 12,
+     "review suppliers": 12, "supplier assessment": 10, "vendor assessment": 10, "supplier audits": 10},
     "procurement, contract owners and the security lead",
     (
         S("Purpose and scope", "State which suppliers are reviewed in the period, how and by whom.",
@@ -94,7 +95,8 @@ CONTINUITY_TEST = DocType(
     "continuity_test", "Business continuity test plan",
     {"continuity test": 12, "test plan": 8, "exercise plan": 10, "exercise programme": 10, "dr test": 10,
      "disaster recovery test": 12, "failover test": 10, "tabletop": 8,
-     "recovery test": 10, "bcp test": 12},
+     "recovery test": 10, "bcp test": 12, "continuity exercise": 12, "dr exercise": 10, "recovery exercise": 10,
+     "test schedule": 8, "exercise schedule": 10},
     "the crisis team and service owners",
     (
         S("Objectives and scope", "State what the tests must show and which services they cover.", ("continuity",),
@@ -182,7 +184,8 @@ PASSWORD_GUIDE = DocType(
 ASSURANCE_LETTER = DocType(
     "assurance_letter", "Customer assurance letter",
     {"assurance letter": 14, "letter of assurance": 14, "assurance": 8, "comfort letter": 14, "giving assurance": 12,
-     "reassure": 8, "reassurance": 8, "security letter": 9},
+     "reassure": 8, "reassurance": 8, "security letter": 9, "customer letter": 10, "letter to a customer": 10,
+     "letter to our customer": 10, "letter to customers": 10, "letter to our customers": 10},
     "customers",
     (
         S("Greeting and purpose", "Greet the recipient and say what the letter covers.",
