@@ -109,3 +109,10 @@ def test_it_reads_a_certification_held_since_a_date_a_long_retention_trigger_and
     assert facts.retention[0].when == "7 years after the end of the customer relationship"
     assert facts.cadences[0].who == "chaired by our managing director, Eva Noor"
     assert facts.processor_for == "schools that use our app"
+
+
+def test_it_reads_a_period_after_another_verb_and_a_dated_audit():
+    facts = extract_facts(("Backups of the production databases are taken every night and kept for 35 days.",
+                           "Our ISO/IEC 27001:2022 stage 1 audit is scheduled for 14 October 2026."), [])
+    assert (facts.retention[0].what, facts.retention[0].when) == ("Backups of the production databases", "35 days")
+    assert facts.milestones[0].dated == "ISO/IEC 27001:2022 audit on 14 October 2026"

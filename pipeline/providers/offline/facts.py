@@ -68,7 +68,8 @@ _NOT_SERVICES = {"We", "Our", "The", "This", "It", "All", "Staff", "Type", "Data
 _PROCESSOR_WORDS = re.compile(r"outsourc|processor|hosted by|on our behalf", re.IGNORECASE)
 
 _PERIOD = r"\d+\s+(?:days?|weeks?|months?|years?)"
-_RETENTION = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:kept|retained|stored|held|archived)\s+"
+_RETENTION = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:[a-z]+\s+(?:[\w-]+\s+){{0,3}}?and\s+)?"
+                        rf"(?:kept|retained|stored|held|archived)\s+"
                         rf"(?:for\s+)?(?P<period>{_PERIOD}(?:\s+(?:after|from)\s+[\w\s]{{2,60}}?)?)(?=[;,.]|$| and )")
 _CADENCE_WORDS = r"every\s+(?:\w+\s+)?(?:days?|weeks?|months?|quarters?|years?|month|quarter|year)|monthly|quarterly|weekly|annually|yearly|twice a year|once a year"
 _REVIEWED = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:reviewed|audited|tested|checked|updated|assessed"
@@ -79,10 +80,10 @@ _REVIEWS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[A-Z]?[\w\s\-]{{2,40}}?)\s+(?:rev
                       rf"(?P<cadence>{_CADENCE_WORDS})")
 _MEETS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[\w\s\-]{{2,50}}?(?:committee|group|board|forum|council|team))\s+meets\s+"
                     rf"(?P<cadence>{_CADENCE_WORDS})", re.IGNORECASE)
-_WHEN = (r"(?:Q[1-4]|H[12])\s+20\d\d|(?:January|February|March|April|May|June|July|August|September|October|November"
-         r"|December)\s+20\d\d|(?:the\s+)?end of 20\d\d|20\d\d")
-_MILESTONE_DATE = re.compile(rf"\b(?P<cue>by|in|before|due|expected in|target:?|since)\s+(?P<when>{_WHEN})\b",
-                             re.IGNORECASE)
+_WHEN = (r"(?:Q[1-4]|H[12])\s+20\d\d|(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October"
+         r"|November|December)\s+20\d\d|(?:the\s+)?end of 20\d\d|20\d\d")
+_MILESTONE_DATE = re.compile(rf"\b(?P<cue>by|in|before|due|expected in|target:?|since|scheduled for|planned for|on)\s+"
+                             rf"(?P<when>{_WHEN})\b", re.IGNORECASE)
 _MILESTONE_EVENT = re.compile(r"\b(?:Type\s+(?:II|I|1|2)\s+(?:report|audit|examination)|certification|certificate|"
                               r"surveillance audit|audit|report)\b", re.IGNORECASE)
 DATA_CATEGORIES = (("health data", r"health data|patient record|medical record|patient data"),
@@ -280,7 +281,7 @@ def _read_milestone(sentence: str, source: str, facts: Facts) -> None:
         event = _MILESTONE_EVENT.search(sentence)
         event_words = " ".join(event.group(0).split()) if event else "certification"
         event_words = event_words if event_words.startswith("Type") else event_words.lower()
-        cue = "since" if date["cue"].lower() == "since" else "by"
+        cue = {"since": "since", "on": "on", "scheduled for": "on", "planned for": "on"}.get(date["cue"].lower(), "by")
         facts.milestones.append(Timed(f"{packs[0].name} {event_words}", date["when"], source, cue=cue))
 
 
