@@ -164,3 +164,16 @@ async def test_an_access_review_memo_with_no_systems_file_lists_the_registers_sy
     _, document, _ = await _run(_ctx("Memo to system owners launching the access review"))
     assert "| Practice database | Sandrine Roy | L3 |" in document
     assert "Access is reviewed every quarter by the system owners." in document
+
+
+async def test_a_breach_procedure_of_a_company_that_is_also_a_processor_covers_both_duties():
+    _, document, _ = await _run(_ctx("Personal data breach procedure"))
+    rows = _rows(document)
+    assert any("supervisory authority" in r and "72 hours" in r for r in rows)  # its own data
+    assert any("the controller" in r and "within 48 hours" in r for r in rows)  # its customers' data
+
+
+async def test_a_question_about_a_role_is_answered_by_the_person_named_for_it():
+    _, document, _ = await _run(_ctx("Answer these questions: Who is your IT manager? Who is your DPO?"))
+    answers = [r.split(" | ")[2] for r in _rows(document) if r.startswith("| 1") or r.startswith("| 2")]
+    assert "Sandrine Roy" in answers[0] and "Marc Olivier" in answers[1]

@@ -116,3 +116,8 @@ def test_it_reads_a_period_after_another_verb_and_a_dated_audit():
                            "Our ISO/IEC 27001:2022 stage 1 audit is scheduled for 14 October 2026."), [])
     assert (facts.retention[0].what, facts.retention[0].when) == ("Backups of the production databases", "35 days")
     assert facts.milestones[0].dated == "ISO/IEC 27001:2022 audit on 14 October 2026"
+
+
+def test_processing_for_others_is_read_however_the_memory_says_it():
+    facts = extract_facts(("We process lab results on behalf of the laboratories that use our platform.",), [])
+    assert facts.processor_for == "laboratories that use our platform"

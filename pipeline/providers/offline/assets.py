@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .legends import legend_for
 from .reading import Reading
+from .text import lower_first
 
 _LEVEL_WORDS = ("public", "internal", "personal", "confidential", "restricted", "sensitive", "health", "secret")
 _RETIRED = ("retired", "disposed", "decommissioned", "archived")
@@ -59,7 +60,7 @@ def key_assets(reading: Reading, limit: int = 6, *, systems_only: bool = False) 
 def threat_for(asset: Asset) -> str:
     """A first risk scenario for an asset, by its category (the document says it is a starting point)."""
     category = asset.category.lower()
-    name = asset.name[:1].lower() + asset.name[1:] if asset.name[1:2].islower() else asset.name
+    name = lower_first(asset.name)
     if any(w in category for w in ("hardware", "device", "equipment", "laptop")):
         return f"Loss, theft or failure of {name}"
     if any(w in category for w in ("software", "service", "application", "platform", "saas")):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .doctypes import (ACCESS_CONTROL, ASSET_REGISTER, AUDIT_PLAN, BREACH, BREACH_PROCESSOR, CONTINUITY, DPIA, EMAIL,
+from .doctypes import (ACCESS_CONTROL, ASSET_REGISTER, AUDIT_PLAN, BREACH, BREACH_BOTH, BREACH_PROCESSOR, CONTINUITY, DPIA, EMAIL,
                        GAP_ASSESSMENT, GENERIC, INCIDENT, INCIDENT_REPORT, INFOSEC_POLICY, ISMS_SCOPE, MANAGEMENT_REVIEW,
                        MAPPING, RISK_ASSESSMENT, ROPA, ROPA_BOTH, ROPA_PROCESSOR, SOA, SUPPLIER, TRAINING)
 from .facts import Facts
@@ -21,7 +21,7 @@ DOC_TYPES: tuple[DocType, ...] = (
 )
 
 #: Types the task's kind takes in a given workspace (not chosen by the task's words alone).
-VARIANTS: tuple[DocType, ...] = (ROPA_PROCESSOR, ROPA_BOTH, BREACH_PROCESSOR)
+VARIANTS: tuple[DocType, ...] = (ROPA_PROCESSOR, ROPA_BOTH, BREACH_PROCESSOR, BREACH_BOTH)
 _AS_PROCESSOR = re.compile(r"\bas (?:a |the |their )?(?:data )?processor\b|\bon (?:their|its|the customers'?|our customers'?) "
                            r"behalf\b|\bon behalf of\b|\bart(?:icle|\.)?\s*30\s*\(2\)|\bprocessor record", re.I)
 _AS_CONTROLLER = re.compile(r"\bas (?:a |the )?controller\b|\bart(?:icle|\.)?\s*30\s*\(1\)", re.I)
@@ -30,11 +30,13 @@ _AS_CONTROLLER = re.compile(r"\bas (?:a |the )?controller\b|\bart(?:icle|\.)?\s*
 def variant_of(doc: DocType, task: str, facts: Facts) -> DocType:
     """The record of processing a processor keeps (or both records, when the workspace says the
     organisation is a processor for some data and the task does not say which), and a processor's
-    breach procedure, which notifies the controller rather than the authority."""
+    breach procedure, which notifies the controller rather than the authority (or both duties)."""
     if doc is ROPA:
         if _AS_PROCESSOR.search(task):
             return ROPA_PROCESSOR
         return ROPA_BOTH if facts.processor_for and not _AS_CONTROLLER.search(task) else ROPA
     if doc is BREACH and _AS_PROCESSOR.search(task):
         return BREACH_PROCESSOR
+    if doc is BREACH and facts.processor_for and not _AS_CONTROLLER.search(task):
+        return BREACH_BOTH
     return doc

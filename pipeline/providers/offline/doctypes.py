@@ -359,11 +359,19 @@ BREACH_PROCESSOR = DocType(
                    "The team records the facts, contains the breach and identifies the customers (controllers) "
                    "whose data is affected."),
           section="statements:breach,incident"),
-        S("Notifying the controller", "Set who tells the controller, by when and with what information.",
-          ("processor_breach",), section="processor_notice"),
+        S("Notifying the controller", "Set who tells the controller (the customer whose data is affected), by "
+          "when and with what information.", ("processor_breach",), section="processor_notice"),
         BREACH.steps[3],
     ),
     needs=("dpo",), frameworks=("gdpr",),
+)
+
+#: A company that is also a processor: its own data's breaches go to the authority, its customers'
+#: to the customer (the controller).
+BREACH_BOTH = DocType(
+    "breach_procedure_both", "Personal data breach procedure (as controller and as processor)", {},
+    BREACH.audience, (*BREACH.steps[:3], BREACH_PROCESSOR.steps[2], BREACH.steps[3]), needs=("dpo",),
+    frameworks=("gdpr",),
 )
 
 INCIDENT = DocType(

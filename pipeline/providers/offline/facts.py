@@ -298,6 +298,7 @@ _PROCESSOR_FOR = (
     re.compile(r"\bwe (?:act|are|operate) (?:as )?(?:a |their )?(?:data )?processor (?:for|on behalf of) (?:the |our )?"
                r"(?P<who>[^,;.]{3,80})", re.I),
     re.compile(r"\bas (?:a |their )?(?:data )?processor on behalf of (?:the |our )?(?P<who>[^,;.]{3,80})", re.I),
+    re.compile(r"\bwe (?:process|handle|host|store)\b[^.;]{0,60}?\bon behalf of (?:the |our )?(?P<who>[^,;.]{3,80})", re.I),
 )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pipeline.words import stems
 
+from .people import ROLES
 from .reading import Reading, Statement
 from .text import looks_like_citation, sentences
 
@@ -53,6 +54,9 @@ CONCEPTS: dict[str, tuple[str, str]] = {
     "crisis": (r"crisis|emergency", r"crisis|emergency team"),
     "audit": (r"audit|nonconformit|finding", r"audit|nonconformit|opportunit(?:y|ies) for improvement"),
 }
+# Each role is a concept too: "Who is your IT manager?" is answered by the statement naming them.
+for _key, (_title, _pattern) in ROLES.items():
+    CONCEPTS.setdefault(f"role_{_key}", (rf"\b(?:{_pattern})\b", rf"\b(?:{_pattern})\b"))
 _COMPILED = {key: (re.compile(q, re.I), re.compile(a, re.I)) for key, (q, a) in CONCEPTS.items()}
 #: Words of a question that say nothing about its subject.
 _QUESTION_WORDS = stems("yes no please describe provide explain confirm current currently organisation organization "

@@ -17,6 +17,7 @@ from .fields import Fill
 from .knowledge import about, candidates
 from .reading import Reading
 from .sections import register_blocks, table
+from .text import lower_first
 
 #: The activities step of the controller's record: its columns and example rows.
 ROPA_ACTIVITIES = ROPA.steps[1]
@@ -96,7 +97,7 @@ def activity_blocks(reading: Reading, role: str, fields: Fill) -> list[str]:
     if role == CONTROLLER:
         if not found:
             return register_blocks(reading, "processing", ROPA_ACTIVITIES.table, fields)
-        rows = [(a["activity"], a["activity"].lower(), a["subjects"], a["data"], a["recipient"], a["transfer"],
+        rows = [(a["activity"], lower_first(a["activity"]), a["subjects"], a["data"], a["recipient"], a["transfer"],
                  _retention_for(reading, a["activity"], a["data"]), "see the security measures below") for a in found]
         header = ROPA_ACTIVITIES.table[0]
     else:

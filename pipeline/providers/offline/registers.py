@@ -39,7 +39,8 @@ KINDS = {k.key: k for k in (
     Kind("suppliers", {
         "Supplier": ("supplier", "vendor", "provider", "third party", "company", "supplier name"),
         "Service": ("service", "service provided", "services", "product", "purpose", "what they do"),
-        "Personal data": ("personal data", "data shared", "personal data shared", "data processed", "data access"),
+        "Personal data": ("personal data", "data shared", "personal data shared", "data processed", "data access",
+                          "data categories", "categories of data", "personal data categories", "data types"),
         "Criticality": ("criticality", "tier", "risk", "risk rating", "importance", "critical"),
         "Agreement": ("dpa", "dpa signed", "contract", "agreement", "data processing agreement"),
         "Location": ("country", "location", "region", "jurisdiction"),
