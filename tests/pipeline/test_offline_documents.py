@@ -177,3 +177,20 @@ async def test_a_question_about_a_role_is_answered_by_the_person_named_for_it():
     _, document, _ = await _run(_ctx("Answer these questions: Who is your IT manager? Who is your DPO?"))
     answers = [r.split(" | ")[2] for r in _rows(document) if r.startswith("| 1") or r.startswith("| 2")]
     assert "Sandrine Roy" in answers[0] and "Marc Olivier" in answers[1]
+
+
+async def test_a_retention_schedule_without_periods_lists_the_records_the_workspace_holds():
+    _, document, _ = await _run(_ctx("Retention schedule for our records"))
+    rows = "\n".join(_rows(document))
+    assert "| Practice database | Sandrine Roy | to be confirmed |" in rows
+    assert "| Payroll | Paylane |" in rows and "| Appointment reminders by SMS | Smsly Inc |" in rows
+
+
+async def test_a_retention_schedule_gives_each_period_the_workspace_states_with_its_start():
+    ctx = _ctx("Retention schedule")
+    ctx = Context(task=ctx.task, memories=MEMORIES + ("Invoices are kept for 10 years after the end of the financial "
+                                                      "year; call recordings are kept for 60 days.",),
+                  files=ctx.files, enabled_frameworks=ctx.enabled_frameworks)
+    _, document, _ = await _run(ctx)
+    assert "| Invoices | 10 years | the end of the financial year |" in document
+    assert "| Call recordings | 60 days | creation of the record |" in document

@@ -12,8 +12,10 @@ import re
 from pipeline.words import stems
 
 from .doctypes import TBC
+from .assets import key_assets
 from .fields import Fill, listed
 from .knowledge import about, candidates
+from .processing import CONTROLLER, PROCESSOR, activities
 from .reading import Reading
 from .sections import table
 
@@ -21,6 +23,7 @@ from .sections import table
 REVIEW_YEARS = {"critical": 1, "high": 1, "medium": 2, "low": 3}
 _DATE = re.compile(r"\b(?P<year>20\d\d)(?:-(?P<month>\d\d))?")
 _QUARTERS = ("Q1", "Q2", "Q3", "Q4")
+_HARDWARE = re.compile(r"hardware|device|equipment|laptop|facilit", re.I)
 
 
 def statement_blocks(reading: Reading, concepts: list[str], *, sources: bool = True) -> list[str]:
@@ -58,9 +61,16 @@ def retention_blocks(reading: Reading) -> list[str]:
         for row in processing.rows:
             if row[at] not in ("", "—") and row[0].lower() not in seen:
                 rows.append((row[0], row[at], TBC, listed(list(processing.sources)), "delete or anonymise"))
-    if not rows:
-        return [f"The workspace gives no retention period yet: each record owner states one ({TBC}).",
-                table([("Record", "Retention period", "Period starts", "Source", "At the end"), (TBC,) * 5])]
+    if not rows:  # the records the workspace holds, for their owners to give a period
+        held = [(a.name, a.owner) for a in key_assets(reading, limit=12) if not _HARDWARE.search(a.category)]
+        held += [(a["activity"], a["recipient"]) for role in (CONTROLLER, PROCESSOR) for a in activities(reading, role)]
+        if not held:
+            return [f"The workspace gives no retention period yet: each record owner states one ({TBC}).",
+                    table([("Record", "Retention period", "Period starts", "Source", "At the end"), (TBC,) * 5])]
+        return ["The workspace gives no retention period yet. The records below are those its asset register and "
+                "supplier list show; each owner states the period and its legal basis:",
+                table([("Record", "Held by", "Retention period", "Period starts", "At the end"),
+                       *[(name, who or TBC, TBC, TBC, "delete or anonymise") for name, who in held]])]
     return [f"{len(rows)} kinds of record have a retention period in the workspace's records:",
             table([("Record", "Retention period", "Period starts", "Source", "At the end"), *rows])]
 
@@ -90,7 +100,9 @@ def review_schedule_blocks(reading: Reading, fields: Fill) -> list[str]:
         if every is None:
             due = f"{TBC} (criticality not recorded)"
         elif last_year is None:
-            due = f"{year or 'first'} review: no earlier review recorded" if year else "as soon as possible: no earlier review recorded"
+            due = (f"{_QUARTERS[quarter % 4]} {year} (no earlier review recorded)" if year
+                   else "as soon as possible (no earlier review recorded)")
+            quarter += 1 if year else 0
         elif year and last_year + every < year:
             due = f"overdue since {last_year + every}: {_QUARTERS[quarter % 4]} {year}"
             quarter += 1
