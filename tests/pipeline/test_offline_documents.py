@@ -194,3 +194,9 @@ async def test_a_retention_schedule_gives_each_period_the_workspace_states_with_
     _, document, _ = await _run(ctx)
     assert "| Invoices | 10 years | the end of the financial year |" in document
     assert "| Call recordings | 60 days | creation of the record |" in document
+
+
+async def test_a_continuity_test_plan_without_an_impact_analysis_tests_the_most_sensitive_systems():
+    _, document, _ = await _run(_ctx("Business continuity test plan for 2027"))
+    tests = [r for r in _rows(document) if "test" in r.lower() and "2027" in r]
+    assert tests[0].startswith("| Practice database | Full recovery or failover test | Q1 2027 |")

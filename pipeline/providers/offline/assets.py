@@ -14,7 +14,7 @@ from .text import lower_first
 
 _LEVEL_WORDS = ("public", "internal", "personal", "confidential", "restricted", "sensitive", "health", "secret")
 _RETIRED = ("retired", "disposed", "decommissioned", "archived")
-_SYSTEM_WORDS = ("software", "service", "application", "system", "platform", "saas", "information", "database")
+_SYSTEM_WORDS = ("software", "service", "application", "system", "platform", "saas", "information", "database", "data")
 
 
 @dataclass(frozen=True)

@@ -122,18 +122,22 @@ def test_schedule_blocks(reading: Reading, fields: Fill) -> list[str]:
     """A test for each service of the business impact analysis: the most demanding recovery objective
     first, with the most complete kind of test; the quarters spread over the period."""
     register = reading.register("continuity")
-    period = reading.task.year or "the period"
-    if register is None:
+    year = f" {reading.task.year}" if reading.task.year else ""
+    if register is not None:
+        cols = register.columns
+        services = [(row[cols.index("Service")] if "Service" in cols else row[0], row[cols.index("Recovery time objective")],
+                     row[cols.index("Owner")] if "Owner" in cols and row[cols.index("Owner")] != "—" else "")
+                    for row in register.rows]
+    else:  # the most sensitive systems of the asset register, their objectives still to be set
+        services = [(a.name, f"its recovery time objective ({TBC})", a.owner) for a in key_assets(reading, systems_only=True)]
+    if not services:
         return [f"No business impact analysis is in the workspace: the services to test are {TBC}.",
                 table([("Service", "Test", "When", "Success criterion", "Lead"), (TBC,) * 5])]
-    cols = register.columns
     rows = []
-    for n, row in enumerate(register.rows):
-        service = row[cols.index("Service")] if "Service" in cols else row[0]
-        rto = row[cols.index("Recovery time objective")]
+    for n, (service, rto, owner) in enumerate(services):
         kind = ("Full recovery or failover test" if n == 0 else "Restore test" if n == 1 else "Tabletop exercise")
-        owner = row[cols.index("Owner")] if "Owner" in cols and row[cols.index("Owner")] != "—" else fields["it_lead"]
-        rows.append((service, kind, f"{_QUARTERS[n % 4]} {period}", f"service recovered within {rto}", owner))
+        rows.append((service, kind, f"{_QUARTERS[n % 4]}{year}", f"service recovered within {rto}",
+                     owner or fields["it_lead"]))
     return ["One test per service of the business impact analysis, the service with the most demanding "
             "recovery objective first (the kinds of test are this plan's proposal):",
             table([("Service", "Test", "When", "Success criterion", "Lead"), *rows])]
