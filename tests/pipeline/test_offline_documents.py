@@ -200,3 +200,12 @@ async def test_a_continuity_test_plan_without_an_impact_analysis_tests_the_most_
     _, document, _ = await _run(_ctx("Business continuity test plan for 2027"))
     tests = [r for r in _rows(document) if "test" in r.lower() and "2027" in r]
     assert tests[0].startswith("| Practice database | Full recovery or failover test | Q1 2027 |")
+
+
+async def test_a_practice_is_found_by_its_concept_when_it_shares_no_word_with_the_requirement():
+    ctx = Context(task="Statement of applicability for A.8.13", memories=MEMORIES + (
+        "Nightly snapshots go to a second region and are restored once a quarter.",), files=(POLICY,),
+        enabled_frameworks=(ISO,))
+    _, document, _ = await _run(ctx)
+    row = next(r for r in _rows(document) if "A.8.13 (" in r)
+    assert "Nightly snapshots go to a second region" in row and row.endswith("| Implemented |")

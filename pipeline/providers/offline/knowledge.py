@@ -57,6 +57,15 @@ CONCEPTS: dict[str, tuple[str, str]] = {
 # Each role is a concept too: "Who is your IT manager?" is answered by the statement naming them.
 for _key, (_title, _pattern) in ROLES.items():
     CONCEPTS.setdefault(f"role_{_key}", (rf"\b(?:{_pattern})\b", rf"\b(?:{_pattern})\b"))
+#: The concepts that show a topic of the curated map (topics.py) is practised.
+TOPIC_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "backup": ("backup",), "authentication": ("mfa", "passwords"), "access_rights": ("access_review",),
+    "privileged_access": ("access_review",), "incident_handling": ("incident",), "incident_planning": ("incident",),
+    "incident_learning": ("incident",), "breach_notification": ("breach",), "awareness": ("training",),
+    "supplier_relationships": ("suppliers",), "supplier_agreements": ("suppliers",), "supplier_monitoring": ("suppliers",),
+    "continuity": ("continuity",), "cloud_services": ("hosting",), "security_of_processing": ("encryption",),
+    "monitoring_controls": ("logging",), "internal_audit": ("audit",), "nonconformity": ("audit",),
+}
 _COMPILED = {key: (re.compile(q, re.I), re.compile(a, re.I)) for key, (q, a) in CONCEPTS.items()}
 #: Words of a question that say nothing about its subject.
 _QUESTION_WORDS = stems("yes no please describe provide explain confirm current currently organisation organization "

@@ -16,6 +16,7 @@ from .crosswalk import counterparts, direction
 from .doctypes import TBC
 from .facts import ROLES
 from .fields import Fill, listed
+from .knowledge import TOPIC_CONCEPTS, about, memory_statements
 from .outcomes import CSF_OUTCOMES
 from .reading import Reading, Statement
 from .assets import key_assets, threat_for
@@ -98,11 +99,20 @@ def best_practices(reading: Reading, citation: Citation, limit: int = 2) -> list
     """The workspace statements that best show the requirement is met. A curated practice word
     counts twice a word of the title: "device posture" says more about authentication than "service"."""
     curated, title = _words_for(citation)
+    pool = reading.statements + _fact_statements(reading) + memory_statements(reading)
     scored = []
-    for n, statement in enumerate(reading.statements + _fact_statements(reading)):
+    for n, statement in enumerate(pool):
         words = statement.words
         scored.append((-(2 * len(words & curated) + len(words & title - curated)), n, statement))
-    return [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4][:limit]
+    found = [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4]
+    if not found:  # no shared words: a statement about the requirement's concept ("backups go to ...")
+        topics = [t for t, refs in TOPICS.items() if any(citation.ref in r for r in refs.values())]
+        found = about(pool, *(c for t in topics for c in TOPIC_CONCEPTS.get(t, ())), limit=limit)
+    chosen: list[Statement] = []
+    for statement in found:  # one that adds no word to those chosen says the same again
+        if len(chosen) < limit and not statement.words <= {w for c in chosen for w in c.words}:
+            chosen.append(statement)
+    return chosen
 
 
 def requirement_rows(reading: Reading, cited: list[Citation]) -> list[tuple[Citation, list[Statement]]]:
