@@ -331,9 +331,8 @@ def extract_facts(memories: tuple[str, ...], documents: list[tuple[str, str]]) -
             _read_locations(sentence, facts)
             _read_milestone(sentence, source, facts)
             _read_processor_role(sentence, facts)
-            read_people(sentence, source, facts.people)  # "Head of IT: Dmitri Volkov" is one clause
+            read_people(sentence, source, facts.people)  # whole: "Head of IT: Dmitri Volkov" is one statement
             for clause in re.split(r";\s+|:\s+(?=[A-Z])", sentence):
-                read_people(clause, source, facts.people)
                 _read_services(clause, source, facts)
                 _read_timed(clause, source, facts)
         _read_data(text, facts)

@@ -97,8 +97,16 @@ def _in_parentheses(text: str, at: int) -> bool:
     return text.count("(", 0, at) > text.count(")", 0, at)
 
 
+# Cheap tests first: the patterns backtrack, and most sentences of a large workspace name nobody.
+_MAY_NAME = re.compile(r"[A-Z][a-zà-ÿ'’\-]+\s+[A-Z][a-zà-ÿ'’\-]+")
+_MAY_ROLE = re.compile(r"manager|officer|lead|director|head|controller|coordinator|counsel|administrator|architect"
+                       r"|auditor|engineer|analyst|owner|partner|chair|\b(?:DPO|CISO|CTO|CEO|IT|HR)\b", re.I)
+
+
 def read_people(clause: str, source: str, people: dict[str, Person]) -> None:
     """Add every person the clause names with a role (the first reading of a role wins)."""
+    if not _MAY_NAME.search(clause) or not _MAY_ROLE.search(clause):
+        return
     for pattern in _PATTERNS:
         for match in pattern.finditer(clause):
             person = _clean(match["person"], 60)
