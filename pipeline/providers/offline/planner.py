@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from pipeline.context import Context
-from pipeline.frameworks import Pack
+from pipeline.citations import extract_citations
+from pipeline.frameworks import Pack, load_packs
 from pipeline.schemas import Brief, EvidenceRef, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
@@ -20,6 +21,7 @@ from .catalogue import DOC_TYPES, GENERIC
 from .crosswalk import direction
 from .doctypes import TBC
 from .fields import Fill, fill, missing, values
+from .questionnaire import questions_of
 from .reading import Reading, read
 from .revision import Revision, revise, revision_of
 from .summarizer import COVERAGE
@@ -98,6 +100,12 @@ def requirement_picks(reading: Reading, explicit: list[Pick], packs: list[Pack],
         if annex:
             return _unique([p for group in annex for p in expand_all(group)])
     return topic_picks(task_topics or list(doc.subject_topics), packs, TOPICS)
+
+
+def question_picks(reading: Reading) -> list[Pick]:
+    """The references a questionnaire's questions quote, in whichever shipped catalogue holds them."""
+    found = tuple(f for q in questions_of(reading).items for f in extract_citations(q.text))
+    return explicit_picks(found, list(load_packs().values()))[0]
 
 
 def _unique(picks: list[Pick]) -> list[Pick]:
@@ -230,6 +238,9 @@ def plan(ctx: Context) -> Brief:
     explicit, unapproved = explicit_picks(reading.task.refs, packs)
     off = {p.key for p in frameworks_not_enabled(ctx)}  # their references are the not-enabled note's to explain
     refused = [found.surface.strip() for found in unapproved if found.pack_key not in off]
+    if doc.key == "questionnaire":  # a question quoting a reference is written whole, so the reference is approved
+        explicit = _unique(explicit + question_picks(reading))
+        refused = []
     required = requirement_picks(reading, explicit, packs, task_topics)
     # What the task asks for is approved whole; the engine's own choices fill up to the usual number.
     requested = _unique(required + explicit)
