@@ -26,7 +26,7 @@ from .reading import Reading, read
 from .revision import Revision, revise, revision_of
 from .summarizer import COVERAGE
 from .templates import PART_MARK, DocType
-from .text import clip, looks_like_citation
+from .text import clip, looks_like_citation, lower_first
 from .topics import TOPIC_WORDS, TOPICS
 
 # Cited when a document type's own topics give fewer than three citations in the enabled frameworks.
@@ -207,7 +207,7 @@ def decline_reason(ctx: Context, reading: Reading, revision: Revision | None) ->
     if reading.task.doc is GENERIC:
         form = unwritable_form(ctx.task)
         if form or not GENERIC_FORMS.search(ctx.task):
-            return kind_reason(form, [d.name.lower() for d in DOC_TYPES])
+            return kind_reason(form, [lower_first(d.name) for d in DOC_TYPES])
     return None
 
 
