@@ -83,8 +83,11 @@ async def run(ctx: Context) -> dict:
     events = [event async for event in orchestrator.events()]
     released = [e.data for e in events if e.type == ev.STEP_RELEASED]
     warnings = [w for e in events if e.type in WARNING_EVENTS for w in e.data.get("warnings", [])]
+    findings = [f for e in events if e.type == ev.SUMMARY_READY for f in e.data.get("findings", [])]
     return {"brief": orchestrator.brief, "document": "\n\n".join(r["content"] for r in released),
-            "steps": len(released), "final": events[-1].type, "warnings": warnings}
+            "steps": len(released), "final": events[-1].type, "warnings": warnings,
+            "decline": next((e.data["reason"] for e in events if e.type == ev.RUN_DECLINED), None),
+            "recap_findings": findings}
 
 
 def _lines_with(document: str, text: str) -> list[str]:
@@ -100,17 +103,38 @@ def _cited(result: dict, ref: str) -> bool:
     return bool(written and approved)
 
 
+def _declined(result: dict) -> str | None:
+    """The reason a declined run gives (its run_declined event's, else its brief's), None when it was not declined."""
+    brief = result["brief"]
+    if result["decline"] is not None:
+        return result["decline"]
+    return brief.decline_reason if brief is not None and brief.declined and not result["steps"] else None
+
+
+def _row_with(table_rows: list[str], cells: list[str]) -> bool:
+    """One table row holds every one of `cells`, each as a whole cell's text or part of one."""
+    return any(all(c.lower() in row.lower() for c in cells) for row in table_rows)
+
+
 def checks(expect: dict, result: dict) -> list[tuple[str, bool]]:
-    """(description, met) for every expectation of one task."""
+    """(description, met) for every expectation of one task. A task that must be declined is met
+    when the run releases nothing and its reason says each of the words expected."""
+    if "declined" in expect:
+        reason = _declined(result)
+        return [("run declined", reason is not None)] + [
+            (f"reason says {s!r}", reason is not None and s.lower() in reason.lower()) for s in expect["declined"]]
     doc, brief = result["document"], result["brief"]
     brief_text = brief.model_dump_json() if brief else ""
     judgments = "\n".join(brief.judgments) if brief else ""
     frameworks = {c.framework for c in brief.citations} if brief else set()
-    table_rows = "\n".join(line for line in doc.splitlines() if line.lstrip().startswith("|"))
+    rows = [line for line in doc.splitlines() if line.lstrip().startswith("|")]
+    table_rows = "\n".join(rows)
     out = [("run completed", result["final"] == ev.RUN_COMPLETED)]
     out += [(f"contains {s!r}", s.lower() in doc.lower()) for s in expect.get("contains", [])]
     out += [(f"absent {s!r}", s.lower() not in doc.lower()) for s in expect.get("absent", [])]
     out += [(f"table row has {s!r}", s.lower() in table_rows.lower()) for s in expect.get("rows", [])]
+    out += [(f"one table row has {' + '.join(map(repr, cells))}", _row_with(rows, cells))
+            for cells in expect.get("row_with", [])]
     out += [(f"cites {r}", _cited(result, r)) for r in expect.get("cited", [])]
     out += [(f"cites {f}", f in frameworks) for f in expect.get("frameworks", [])]
     out += [(f"does not cite {f}", f not in frameworks) for f in expect.get("not_frameworks", [])]
@@ -119,6 +143,8 @@ def checks(expect: dict, result: dict) -> list[tuple[str, bool]]:
     out += [(f"judgments mention {s!r}", s.lower() in judgments.lower()) for s in expect.get("judgments", [])]
     out += [(f"brief lacks {s!r}", s.lower() not in brief_text.lower()) for s in expect.get("brief_absent", [])]
     out += [(f"run warning names {s!r}", any(s in w for w in result["warnings"])) for s in expect.get("warnings", [])]
+    if expect.get("recap_clean"):
+        out.append(("recap has no finding", not result["recap_findings"]))
     return out
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from pydantic import ValidationError
@@ -165,11 +166,13 @@ def test_evidence_texts_reach_planner_and_executor_but_not_the_verifier():
 
 
 async def test_the_offline_planner_approves_the_pages_the_research_read():
-    request = CompletionRequest(role="planner", model="offline", messages=(), payload={"context": CTX})
+    # A kind of document the offline engine writes (it declines "Compare plans": no such template).
+    ctx = replace(CTX, task="Supplier review plan for the vendors whose plans we compare")
+    request = CompletionRequest(role="planner", model="offline", messages=(), payload={"context": ctx})
     planned = parse_brief((await OfflineProvider().complete(request)).text)
     assert [(e.id, e.url) for e in planned.evidence] == [("E1", PRICING + "/"), ("E4", "https://docs.example/limits")]
     request = CompletionRequest(role="planner", model="offline", messages=(),
-                                payload={"context": Context(task="Compare plans")})
+                                payload={"context": replace(ctx, evidence=())})
     assert parse_brief((await OfflineProvider().complete(request)).text).evidence is None
 
 

@@ -1,6 +1,8 @@
 """The offline engine's fact extraction from memories written as sentences and from documents."""
 from __future__ import annotations
 
+import pytest
+
 from pipeline.providers.offline.facts import extract_facts
 
 NORTHWIND = (
@@ -67,3 +69,55 @@ def test_it_takes_nothing_from_a_memory_that_only_gives_orders():
 def test_it_reads_no_facts_from_rows_of_data():
     facts = extract_facts((), [("assets.csv", "Asset,Owner (team)\nLaptops,IT\n")])
     assert facts.services == [] and facts.people == {}
+
+
+def test_a_persons_parenthesis_is_a_qualifier_never_a_system():
+    facts = extract_facts(("Our DPO is Claire Moreau (external, Cabinet Dubois).",), [])
+    dpo = facts.people["dpo"]
+    assert (dpo.name, dpo.qualifier) == ("Claire Moreau", "external, Cabinet Dubois")
+    assert dpo.described == "Claire Moreau (DPO; external, Cabinet Dubois)"
+    assert facts.services == []
+
+
+def test_what_software_is_for_says_the_sector():
+    assert extract_facts(("Ardent Care SAS is a health-data SaaS company with 70 employees.",), []).sector == "healthcare"
+    assert extract_facts(("Tallis Ltd is a 30-person SaaS company that sells to retailers.",), []).sector == "software (SaaS)"
+    assert extract_facts(("Keel Pay Ltd is a payment processing company.",), []).sector == "financial services"
+
+
+@pytest.mark.parametrize("memory", ["Head of IT: Ines Barros.", "Ines Barros leads IT as Head of IT.",
+                                    "IT is run by Ines Barros, our IT manager, who also keeps the asset inventory.",
+                                    "Ines Barros (IT Manager) keeps the inventory."])
+def test_it_reads_the_it_manager_however_the_memory_names_them(memory):
+    assert extract_facts((memory,), []).people["it_head"].name == "Ines Barros"
+
+
+def test_it_reads_any_titled_role_and_the_duty_given_with_it():
+    facts = extract_facts(("Oskar Lind is our Procurement Manager and owns supplier reviews.",), [])
+    person = facts.person_for("supplier")
+    assert (person.name, person.title, person.duty) == ("Oskar Lind", "Procurement Manager", "owns supplier reviews")
+    assert facts.services == []
+
+
+def test_it_reads_a_certification_held_since_a_date_a_long_retention_trigger_and_a_chair():
+    facts = extract_facts((
+        "We have held ISO/IEC 27001:2022 certification since May 2025.",
+        "Loan files are kept for 7 years after the end of the customer relationship.",
+        "The management review is held twice a year, chaired by our managing director, Eva Noor.",
+        "For the schools that use our app we act as a processor.",), [])
+    assert facts.milestones[0].dated == "ISO/IEC 27001:2022 certification since May 2025"
+    assert facts.retention[0].when == "7 years after the end of the customer relationship"
+    assert facts.cadences[0].who == "chaired by our managing director, Eva Noor"
+    assert facts.processor_for == "schools that use our app"
+
+
+def test_it_reads_a_period_after_another_verb_and_a_dated_audit():
+    facts = extract_facts(("Backups of the production databases are taken every night and kept for 35 days.",
+                           "Our ISO/IEC 27001:2022 stage 1 audit is scheduled for 14 October 2026."), [])
+    assert (facts.retention[0].what, facts.retention[0].when) == ("Backups of the production databases", "35 days")
+    assert facts.milestones[0].dated == "ISO/IEC 27001:2022 audit on 14 October 2026"
+
+
+def test_processing_for_others_is_read_however_the_memory_says_it():
+    facts = extract_facts(("We process lab results on behalf of the laboratories that use our platform.",), [])
+    assert facts.processor_for == "laboratories that use our platform"

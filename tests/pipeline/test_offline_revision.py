@@ -1,6 +1,8 @@
 """The offline engine revises the conversation's latest document instead of starting a new one."""
 from __future__ import annotations
 
+import pytest
+
 from pipeline import events as ev
 from pipeline.context import Context, HistoryMessage, ReleasedStep
 from pipeline.orchestrator import Orchestrator
@@ -65,12 +67,28 @@ async def test_removing_a_section_leaves_it_out():
     assert gone not in titles and titles == [s.title for s in document if s.title != gone]
 
 
-async def test_a_change_it_cannot_make_is_said_not_pretended():
-    ctx, document = await first_policy()
-    events = await run(follow_up(ctx, document, "Make the tone friendlier"))
-    revised = released(events)
-    assert [s.content for s in revised[:-1]] == [s.content for s in document]
-    assert revised[-1].title == "Change requested" and "cannot reword" in revised[-1].content
+def brief_of(events) -> dict:
+    return next(e.payload.brief for e in events if e.type == ev.BRIEF_READY)
+
+
+@pytest.mark.parametrize("task, words", [
+    ("Make the tone friendlier", "cannot reword"),
+    ("Fix the typos in step 1", "cannot fix the document"),
+    ("Shorten step 2", "cannot shorten"),
+    ("Rewrite the roles section in plain English", "cannot reword"),
+    ("Translate this document into French", "cannot translate"),
+    ("Summarise it for the board", "cannot summarise"),
+    ("Update step 3 with our new review dates", "cannot update the document"),
+])
+async def test_a_change_it_cannot_make_is_declined_and_the_document_left_as_it_was(task, words):
+    ctx, _ = await first_policy()
+    document = (*_[:2], ReleasedStep(3, "Register template", "| ID | Asset |\n| --- | --- |\n| A-1 | Laptop |"))
+    events = await run(follow_up(ctx, document, task))
+    brief = brief_of(events)
+    assert brief["steps"] == [] and words in brief["decline_reason"]
+    assert "connect a language model in Settings" in brief["decline_reason"]
+    assert not released(events)  # nothing replaces the conversation's document, no 'Change requested' section
+    assert not any(e.type == ev.STEP_RENDERING for e in events)
 
 
 async def test_a_new_task_in_the_same_conversation_is_a_new_document():

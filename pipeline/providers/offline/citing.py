@@ -5,6 +5,7 @@ requirement text is ever added (the standards' wording is not ours to ship).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pipeline.citations import Found
@@ -80,6 +81,41 @@ def expand(pick: Pick) -> list[Pick]:
         if label:
             out.append(Pick(pick.pack, child, child.ref, "" if child.title else label))
     return out or [pick]
+
+
+#: "Annex A 5", "Annex A.8", "A.5.x", "A.6.*": a whole theme of an ISO Annex A, which the citation
+#: reader does not take for a reference (it is not a citable control).
+_THEME = re.compile(r"\b(?:Annex\s+A[\s.]*|A\.)(?P<n>\d{1,2})(?:\.(?:x+|\*))?(?![\w.]*\d)", re.IGNORECASE)
+_WHOLE_ANNEX = re.compile(r"\b(?:all|every|whole|full|complete|entire)\s+(?:of\s+)?(?:the\s+)?(?:ISO[\w/ :.-]*?\s+)?"
+                          r"Annex\s+A\b(?![\s.]*\d)", re.IGNORECASE)
+#: Entry kinds that group citable entries: a request for one is a request for all under it.
+GROUP_KINDS = {"theme", "family", "series", "category", "domain", "function", "annex"}
+
+
+def group_picks(task: str, packs: list[Pack]) -> list[Pick]:
+    """The Annex A themes a task names ("Annex A 5", "A.8.x") or the whole Annex A ("all Annex A
+    controls"), in the enabled ISO packs, as picks to expand."""
+    wanted = [f"A.{m['n']}" for m in _THEME.finditer(task)] + (["Annex A"] if _WHOLE_ANNEX.search(task) else [])
+    out: list[Pick] = []
+    for pack in packs:
+        if not pack.key.startswith("iso27001"):
+            continue
+        for ref in wanted:
+            entry = pack.get(ref)
+            if entry is not None and entry.kind in GROUP_KINDS:
+                out.append(Pick(pack, entry, entry.ref))
+    return out
+
+
+def expand_all(pick: Pick) -> list[Pick]:
+    """A group as every citable entry under it, however deep (Annex A -> its themes -> their controls)."""
+    if pick.entry.kind not in GROUP_KINDS:
+        return [pick]
+    children = [e for e in pick.pack.entries.values() if e.parent == pick.entry.ref and not e.withdrawn]
+    if not children:
+        return [pick]
+    return [p for child in children for p in expand_all(Pick(pick.pack, child, child.ref))
+            if p.entry.title or p.title]
 
 
 def topic_picks(topics: list[str], packs: list[Pack], table: dict) -> list[Pick]:

@@ -49,7 +49,8 @@ ASSET_REGISTER = DocType(
                  ("Restricted", "harm to individuals or the business if disclosed", "named access only, encrypted"),
                  ("Confidential", "for staff who need it", "access on request, encrypted in transit"),
                  ("Internal", "for all staff", "not shared outside the organisation"),
-                 ("Public", "approved for publication", "no restriction"))),
+                 ("Public", "approved for publication", "no restriction")),
+          section="legend:assets:Classification:replace"),
         S("Register template",
           "Provide the register as a Markdown table with columns for id, asset, category, owner, "
           "location, classification, status and last review.", ("inventory", "classification"),
@@ -185,7 +186,8 @@ RISK_ASSESSMENT = DocType(
           table=(("Level", "Score", "Treatment required"),
                  ("Low", "1 to 6", "accept and monitor"),
                  ("Medium", "8 to 12", "treat within the planning cycle"),
-                 ("High", "15 to 25", "treat now; top management informed"))),
+                 ("High", "15 to 25", "treat now; top management informed")),
+          section="legend:risks:Likelihood:keep"),
         S("Risk register", "Provide the risk register as a table: risk, asset, likelihood, impact, level, "
           "owner.", ("risk_assessment", "risk_operation"),
           table=(("ID", "Risk", "Asset", "Likelihood", "Impact", "Level", "Owner"),
@@ -225,7 +227,8 @@ SOA = DocType(
 ROPA = DocType(
     "ropa", "Record of processing activities",
     {"record of processing": 8, "records of processing": 8, "ropa": 8, "processing activities": 6,
-     "article 30": 6, "art. 30": 6, "processing register": 6},
+     "article 30": 6, "art. 30": 6, "processing register": 6, "record of the processing": 8,
+     "records of the processing": 8, "processor record": 8},
     "the data protection lead and the supervisory authority on request",
     (
         S("Controller details and purpose of the record", "Identify the controller and contacts and "
@@ -241,7 +244,7 @@ ROPA = DocType(
                  ("Payroll", "pay employees", "employees", "identity, bank details, salary", "{payroll}", TBC, TBC, TBC),
                  ("Recruitment", "select candidates", "applicants", "CV, contact details", TBC, TBC, TBC, TBC),
                  ("Absence management", "manage leave", "employees", "absence records", TBC, TBC, TBC, TBC)),
-          section="register:processing"),
+          section="processing:controller"),
         S("Processors and security measures", "Name the processors involved and summarise the technical "
           "and organisational security measures.", ("processors", "security_of_processing"),
           bullets=("Processors, each acting under a written agreement: {processors}.",
@@ -254,6 +257,36 @@ ROPA = DocType(
     frameworks=("gdpr",),
 )
 
+#: The record a processor keeps (GDPR Art. 30(2)): whom it acts for, what it does on their behalf,
+#: with which sub-processors and transfers, and its security measures.
+PROCESSOR_RECORD = (
+    S("Processor details", "Identify the organisation as processor, the controllers on whose behalf it acts, "
+      "its contacts and its data protection officer.", ("processor_records",),
+      intro="As a processor, {org} keeps this record of the processing it carries out on behalf of its "
+            "customers, who are the controllers of that data.",
+      table=(("Item", "Entry"), ("Processor", "{org}"), ("Controllers on whose behalf it acts", "{processor_for}"),
+             ("Contact details", TBC), ("Data protection officer", "{dpo}"))),
+    S("Processing carried out on behalf of each controller", "Provide the categories of processing carried out "
+      "on behalf of the controllers as a table, with the sub-processors involved and any transfer outside the EEA.",
+      ("processors",), section="processing:processor"),
+    S("Technical and organisational security measures", "Describe the security measures that protect the "
+      "data processed on the controllers' behalf, from the workspace's records.", ("security_of_processing",),
+      section="statements:encryption,access_review,mfa,backup",
+      intro="The measures the workspace's records state:"),
+)
+
+ROPA_PROCESSOR = DocType(
+    "ropa_processor", "Record of processing activities (as processor)", {},
+    "the data protection lead, the controllers and the supervisory authority on request",
+    (*PROCESSOR_RECORD, OPEN_POINTS), needs=("dpo",), frameworks=("gdpr",),
+)
+
+#: A company that is controller of some data and processor of other data keeps both records.
+ROPA_BOTH = DocType(
+    "ropa_both", "Record of processing activities (as controller and as processor)", {},
+    ROPA.audience, (*ROPA.steps[:-1], *PROCESSOR_RECORD, OPEN_POINTS), needs=ROPA.needs, frameworks=("gdpr",),
+)
+
 DPIA = DocType(
     "dpia", "Data protection impact assessment",
     {"dpia": 8, "data protection impact assessment": 9, "impact assessment": 5, "privacy impact": 6},
@@ -262,8 +295,9 @@ DPIA = DocType(
         S("Description of the processing", "Describe the processing, its purposes and context. Scope: {scope}.",
           ("dpia",),
           intro="This assessment covers {scope} at {org}.",
-          table=(("Aspect", "Description"), ("Nature", TBC), ("Scope", "{scope}"), ("Context", TBC),
-                 ("Purposes", TBC))),
+          table=(("Aspect", "Description"), ("Organisation", "{profile}"), ("Nature", TBC), ("Scope", "{scope}"),
+                 ("Personal data the organisation holds", "{data_categories}"), ("Hosting", "{hosting}"),
+                 ("Purposes", TBC), ("Data protection officer consulted", "{dpo}"))),
         S("Necessity and proportionality", "Assess lawful basis, data minimisation and retention.",
           ("principles",),
           bullets=("Lawful basis: " + TBC, "Only the data needed for the purpose is collected.",
@@ -273,6 +307,9 @@ DPIA = DocType(
           table=(("Risk to individuals", "Likelihood", "Severity", "Measures", "Residual risk"),
                  ("Unauthorised access to personal data", TBC, TBC, "access control, encryption", TBC),
                  ("Excessive collection", TBC, TBC, "data minimisation review", TBC))),
+        S("Measures already in place", "State the security measures the workspace's records show, which the "
+          "risks above are assessed against.", section="statements:encryption,access_review,mfa,backup,hosting",
+          intro="The measures the workspace's records state:"),
         S("Conclusion and consultation", "Record the outcome and whether prior consultation is needed.",
           ("prior_consultation",),
           intro="If high residual risk remains after the measures above, {org} consults the supervisory "
@@ -306,6 +343,34 @@ BREACH = DocType(
                  (TBC, TBC, TBC, TBC, TBC, TBC))),
     ),
     needs=("dpo",),
+    frameworks=("gdpr",),
+)
+
+#: A processor's duty (GDPR Art. 33(2)): it tells the controller, without undue delay; the
+#: controller decides on notifying the supervisory authority and the individuals.
+BREACH_PROCESSOR = DocType(
+    "breach_procedure_processor", "Personal data breach procedure (as processor)", {},
+    "all staff and the breach response team",
+    (
+        BREACH.steps[0],
+        S("Reporting and assessment inside the company", "Say how staff report a suspected breach and who "
+          "assesses it.", ("event_reporting",),
+          bullets=("Report immediately to {it_lead} and to the data protection officer, {dpo}.",
+                   "The team records the facts, contains the breach and identifies the customers (controllers) "
+                   "whose data is affected."),
+          section="statements:breach,incident"),
+        S("Notifying the controller", "Set who tells the controller (the customer whose data is affected), by "
+          "when and with what information.", ("processor_breach",), section="processor_notice"),
+        BREACH.steps[3],
+    ),
+    needs=("dpo",), frameworks=("gdpr",),
+)
+
+#: A company that is also a processor: its own data's breaches go to the authority, its customers'
+#: to the customer (the controller).
+BREACH_BOTH = DocType(
+    "breach_procedure_both", "Personal data breach procedure (as controller and as processor)", {},
+    BREACH.audience, (*BREACH.steps[:3], BREACH_PROCESSOR.steps[2], BREACH.steps[3]), needs=("dpo",),
     frameworks=("gdpr",),
 )
 
@@ -388,6 +453,8 @@ MANAGEMENT_REVIEW = DocType(
                  ("Performance: nonconformities, monitoring results, audit results", TBC, TBC),
                  ("Feedback from interested parties", TBC, TBC),
                  ("Risk assessment results and treatment status", "{security_lead_name}", "risk register, reviewed {risk_review}"))),
+        S("Audit results and nonconformities", "Summarise the audit results and open nonconformities the "
+          "workspace records, as inputs to the review.", ("nonconformity",), section="audit_inputs"),
         S("Decisions and actions", "Record decisions on improvement and changes, with owners.",
           ("review_results", "improvement"),
           table=(("Decision or action", "Owner", "Due"), (TBC, TBC, TBC))),
@@ -479,7 +546,8 @@ TRAINING = DocType(
     (
         S("Objectives and audience", "State the training objectives and who must attend.", ("awareness",),
           intro="The plan makes sure everyone at {org} knows the security rules that apply to them, "
-                "including {subject_lower}."),
+                "including {subject_lower}.",
+          bullets=("Owner of the plan: {security_lead}", "Sites covered: {locations}", "Period: {period}")),
         S("Competence needs and curriculum", "Provide the curriculum as a table: module, audience, "
           "frequency.", ("competence", "@subject"),
           table=(("Module", "Audience", "Format", "Frequency"),
@@ -491,7 +559,8 @@ TRAINING = DocType(
           ("awareness",),
           bullets=("Attendance and completion are recorded for every module.",
                    "Effectiveness is measured by quiz scores and phishing simulation results.",
-                   "Results are reported to management (frequency " + TBC + ").")),
+                   "Results are reported to management (frequency " + TBC + ")."),
+          section="statements:training"),
     ),
     has_subject=True, subject_topics=("awareness",),
 )
@@ -563,8 +632,3 @@ GENERIC = DocType(
     ),
     has_subject=True, subject_topics=("policy",),
 )
-
-#: In priority order: on a tie the earlier type wins.
-DOC_TYPES: tuple[DocType, ...] = (EMAIL, MAPPING, GAP_ASSESSMENT, INCIDENT_REPORT, TRAINING, ROPA, DPIA, BREACH, SOA, ISMS_SCOPE, ASSET_REGISTER,
-                                  ACCESS_CONTROL, RISK_ASSESSMENT, AUDIT_PLAN, MANAGEMENT_REVIEW,
-                                  INCIDENT, SUPPLIER, CONTINUITY, INFOSEC_POLICY)

@@ -13,19 +13,20 @@ from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
-from . import sections
+from . import processing, questionnaire, record_sections, sections
 from .citing import format_citation
-from .doctypes import DOC_TYPES, GENERIC, OPEN_POINTS, TBC
+from .catalogue import DOC_TYPES, GENERIC, VARIANTS
+from .doctypes import OPEN_POINTS, TBC
 from .fields import Fill, fill
 from .planner import scope_of
 from .reading import Reading, read
 from .revision import compose_revision_step
-from .templates import StepTemplate
+from .templates import PART_MARK, StepTemplate
 from .text import looks_like_citation, sentences, squash
 
 _CITE_ID = re.compile(r"(?<![\w.])(C\d+)(?!\w|\.\d)")
 _TEMPLATES: dict[str, StepTemplate] = {}
-for _doc in (*DOC_TYPES, GENERIC):
+for _doc in (*DOC_TYPES, *VARIANTS, GENERIC):
     for _step in _doc.steps:
         _TEMPLATES.setdefault(_step.title.lower(), _step)
 
@@ -47,7 +48,7 @@ def _spec_without_citations(spec: str) -> str:
 
 def requirement_citations(brief: Brief) -> list[Citation]:
     """The citations of the steps that list requirements (a mapping table, an assessment by area)."""
-    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.lower()), "section", "") in ("requirements",
+    steps = [s for s in brief.steps if getattr(_TEMPLATES.get(s.title.split(PART_MARK)[0].lower()), "section", "") in ("requirements",
                                                                                                   "readiness")]
     return [c for s in steps for c in step_citations(brief, s)]
 
@@ -73,6 +74,9 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
     kind, _, arg = template.section.partition(":")
     if kind == "register":
         return sections.register_blocks(reading, arg, template.table, fields)
+    if kind == "legend":  # "legend:<register kind>:<column>:replace|keep"
+        register, column, mode = arg.split(":")
+        return sections.legend_blocks(reading, register, column, mode == "replace", template.table, fields)
     if kind == "treatment":
         return sections.treatment_blocks(reading, template.table, fields)
     if kind == "requirements":
@@ -87,13 +91,43 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
         return sections.incident_blocks(reading, fields, impact=kind == "impact")
     if kind == "practices":
         return sections.practice_blocks(reading, f"{reading.task.text} {step.title}")
+    return _record_section(reading, kind, arg, fields)
+
+
+def _record_section(reading: Reading, kind: str, arg: str, fields: Fill) -> list[str]:
+    """The parts of the record-based documents (record_doctypes.py)."""
+    if kind == "statements":
+        concepts = arg.split(",")
+        if reading.task.doc.key == "assurance_letter":
+            return record_sections.prose_blocks(reading, concepts)
+        return record_sections.statement_blocks(reading, concepts)
+    if kind == "answers":
+        return questionnaire.answer_blocks(reading)
+    if kind == "unanswered":
+        return questionnaire.unanswered_blocks(reading, fields["questionnaire_owner"])
+    if kind == "retention":
+        return record_sections.retention_blocks(reading)
+    if kind == "review_schedule":
+        return record_sections.review_schedule_blocks(reading, fields)
+    if kind == "test_schedule":
+        return record_sections.test_schedule_blocks(reading, fields)
+    if kind == "processing":
+        return processing.activity_blocks(reading, arg, fields)
+    if kind == "processor_notice":
+        return processing.notice_blocks(reading, fields)
+    if kind == "findings":
+        return record_sections.findings_blocks(reading, arg)
+    if kind == "audit_inputs":
+        return record_sections.audit_input_blocks(reading)
     return []
 
 
 def _template(reading: Reading, step: StepPlan) -> StepTemplate | None:
-    """The step's template: the document type's own first, as two types may share a step title."""
-    own = next((t for t in reading.task.doc.steps if t.title.lower() == step.title.lower()), None)
-    return own or _TEMPLATES.get(step.title.lower())
+    """The step's template: the document type's own first, as two types may share a step title;
+    a part of a split table ("Applicability table, part 2 of 3") is its table's."""
+    title = step.title.split(PART_MARK)[0].lower()
+    own = next((t for t in reading.task.doc.steps if t.title.lower() == title), None)
+    return own or _TEMPLATES.get(title)
 
 
 def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: Fill) -> list[str]:

@@ -11,30 +11,13 @@ from dataclasses import dataclass, field
 
 from pipeline.frameworks import named_frameworks
 
+from .people import ROLES, Person, is_name, person_for, read_people
 from .text import looks_like_citation, sentences
+
+__all__ = ["ROLES", "Facts", "Person", "Service", "Timed", "extract_facts", "headcount_in", "sector_of"]
 
 # A proper name: capitalised words (with "&" or "of" inside), e.g. "Ashford & Lee LLP", "MediFlow SA".
 _PROPER = r"[A-Z][\w'’\-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z0-9][\w'’\-.]*)*"
-_PERSON = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+){1,2}"
-
-#: Roles a document names, keyed; the display title and the ways a workspace writes it.
-ROLES: dict[str, tuple[str, str]] = {
-    "dpo": ("Data Protection Officer", r"data protection officer|DPO"),
-    "ciso": ("Chief Information Security Officer", r"chief information security officer|CISO"),
-    "ism": ("Information Security Manager", r"information security manager|ISMS manager|security manager"),
-    "it_head": ("Head of IT", r"head of IT(?: operations)?|IT manager|IT lead|IT director|head of IT operations"),
-    "engineering_head": ("Head of Engineering", r"head of engineering|VP(?: of)? engineering|engineering director"),
-    "cto": ("Chief Technology Officer", r"chief technology officer|CTO"),
-    "ceo": ("Chief Executive Officer", r"chief executive officer|CEO|managing director"),
-    "hr_head": ("Head of HR", r"head of (?:HR|people)|HR manager|HR lead"),
-    "compliance": ("Compliance Officer", r"compliance officer|compliance manager"),
-}
-# Role words in any case, people's names capitalised: the flags are scoped to the role group.
-_ROLE_ANY = "|".join(f"(?P<{key}>(?i:{pattern}))" for key, (_, pattern) in ROLES.items())
-_PERSON_IS_ROLE = re.compile(rf"(?P<person>{_PERSON})\s+(?:is|acts as|serves as)\s+(?i:the\s+|our\s+|a\s+)?"
-                             rf"(?:{_ROLE_ANY})\b")
-_ROLE_IS_PERSON = re.compile(rf"\b(?:{_ROLE_ANY})\b(?:\s+is|:|\s*[-–]|,)\s+(?P<person>{_PERSON})")
-_PERSON_PAREN_ROLE = re.compile(rf"(?P<person>{_PERSON})\s*[(,]\s*(?:the\s+|our\s+)?(?:{_ROLE_ANY})\b")
 
 _ORG_NOUNS = (r"company|group|business|firm|organi[sz]ation|provider|manufacturer|retailer|agency|charity|clinics?"
               r"|hospital|school|university|bank|insurer|start-?up|consultancy|practice|operator|distributor"
@@ -55,6 +38,9 @@ SECTORS = (("software (SaaS)", r"saas|software|analytics platform|cloud platform
            ("manufacturing", r"manufactur|factory|plant"),
            ("retail", r"retail|shop|e-?commerce"),
            ("education", r"school|universit|education"))
+#: In the phrase that says what the organisation is ("a health-data SaaS company"), what its
+#: software is for says its sector: a health-data SaaS company works in healthcare.
+_SECTORS_BY_QUALIFIER = SECTORS[1:] + SECTORS[:1]
 _PLACE = r"[A-Z][a-zà-ÿ\-]+(?:[ -][A-Z][a-zà-ÿ\-]+)?"
 _PLACES = rf"{_PLACE}(?:\s*(?:,|and|&)\s*{_PLACE})*"
 _LOCATION_CUES = (
@@ -77,24 +63,27 @@ _OUTSOURCED = re.compile(rf"\b(?P<purpose>[A-Za-z][\w\s\-]{{1,40}}?)\s+(?:is|are
 _ENGAGED = re.compile(rf"\b(?:engaged|appointed|use|uses|contracted)\s+(?P<name>{_PROPER})\s+(?:as|for)\s+(?:our\s+|the\s+)?"
                       rf"(?P<purpose>[\w\s\-]{{2,40}}?)(?=[;,.]|$| and | to )")
 _RUNS_ON = re.compile(rf"\b(?:runs|is hosted|are hosted|hosted)\s+(?:on|by|with|at|in)\s+(?P<name>{_PROPER})"
-                      rf"(?:\s+in\s+(?P<where>[\w\-]+(?:\s*\([^)]{{2,30}}\))?))?")
+                      rf"(?:\s+in\s+(?P<where>[A-Za-z][\w\-]*(?:\s+[A-Z][\w\-]*){{0,2}}(?:\s*\([^)]{{2,30}}\))?))?")
 _NOT_SERVICES = {"We", "Our", "The", "This", "It", "All", "Staff", "Type", "Data", "Roles", "Key", "Decision"}
 _PROCESSOR_WORDS = re.compile(r"outsourc|processor|hosted by|on our behalf", re.IGNORECASE)
 
 _PERIOD = r"\d+\s+(?:days?|weeks?|months?|years?)"
-_RETENTION = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:kept|retained|stored|held|archived)\s+"
-                        rf"(?:for\s+)?(?P<period>{_PERIOD}(?:\s+after\s+[\w\s]{{2,30}}?)?)(?=[;,.]|$| and )")
+_RETENTION = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:[a-z]+\s+(?:[\w-]+\s+){{0,3}}?and\s+)?"
+                        rf"(?:kept|retained|stored|held|archived)\s+"
+                        rf"(?:for\s+)?(?P<period>{_PERIOD}(?:\s+(?:after|from)\s+[\w\s]{{2,60}}?)?)(?=[;,.]|$| and )")
 _CADENCE_WORDS = r"every\s+(?:\w+\s+)?(?:days?|weeks?|months?|quarters?|years?|month|quarter|year)|monthly|quarterly|weekly|annually|yearly|twice a year|once a year"
-_REVIEWED = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:reviewed|audited|tested|checked|updated|assessed)\s+"
+_REVIEWED = re.compile(rf"(?P<what>[A-Za-z][\w\s\-]{{2,60}}?)\s+(?:is|are)\s+(?:reviewed|audited|tested|checked|updated|assessed"
+                       rf"|held|exercised|run|carried out|conducted)\s+"
                        rf"(?P<cadence>{_CADENCE_WORDS})(?:\s+by\s+(?P<who>(?:the\s+)?[\w\s\-]{{2,40}}?))?(?=[;,.]|$| and )",
                        re.IGNORECASE)
 _REVIEWS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[A-Z]?[\w\s\-]{{2,40}}?)\s+(?:reviews|audits|tests|checks)\s+(?P<what>(?:the\s+)?[\w\s\-'’]{{2,50}}?)\s+"
                       rf"(?P<cadence>{_CADENCE_WORDS})")
 _MEETS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[\w\s\-]{{2,50}}?(?:committee|group|board|forum|council|team))\s+meets\s+"
                     rf"(?P<cadence>{_CADENCE_WORDS})", re.IGNORECASE)
-_WHEN = (r"(?:Q[1-4]|H[12])\s+20\d\d|(?:January|February|March|April|May|June|July|August|September|October|November"
-         r"|December)\s+20\d\d|(?:the\s+)?end of 20\d\d|20\d\d")
-_MILESTONE_DATE = re.compile(rf"\b(?:by|in|before|due|expected in|target:?)\s+(?P<when>{_WHEN})\b", re.IGNORECASE)
+_WHEN = (r"(?:Q[1-4]|H[12])\s+20\d\d|(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October"
+         r"|November|December)\s+20\d\d|(?:the\s+)?end of 20\d\d|20\d\d")
+_MILESTONE_DATE = re.compile(rf"\b(?P<cue>by|in|before|due|expected in|target:?|since|scheduled for|planned for|on)\s+"
+                             rf"(?P<when>{_WHEN})\b", re.IGNORECASE)
 _MILESTONE_EVENT = re.compile(r"\b(?:Type\s+(?:II|I|1|2)\s+(?:report|audit|examination)|certification|certificate|"
                               r"surveillance audit|audit|report)\b", re.IGNORECASE)
 DATA_CATEGORIES = (("health data", r"health data|patient record|medical record|patient data"),
@@ -131,6 +120,13 @@ class Timed:
     when: str
     source: str
     who: str = ""
+    #: For a milestone, how the date relates to it: "since" (achieved) or "by" (a target).
+    cue: str = "by"
+
+    @property
+    def dated(self) -> str:
+        """"ISO/IEC 27001:2022 certification by June 2027", "... certification since May 2025"."""
+        return f"{self.what} {self.cue} {self.when}"
 
 
 @dataclass
@@ -147,10 +143,16 @@ class Facts:
     retention: list[Timed] = field(default_factory=list)
     cadences: list[Timed] = field(default_factory=list)
     milestones: list[Timed] = field(default_factory=list)  # what = framework and event, when = date
+    #: Whom the organisation processes personal data for as a processor ("the hospitals that use the platform").
+    processor_for: str = ""
 
     def person(self, *keys: str) -> Person | None:
         """The first of the roles `keys` the workspace names a person for."""
         return next((self.people[k] for k in keys if k in self.people), None)
+
+    def person_for(self, *words: str) -> Person | None:
+        """The person whose duty or title mentions any of `words` ("supplier", "inventory")."""
+        return person_for(self.people, *words)
 
     def services_for(self, *words: str) -> list[Service]:
         """Services whose purpose or name mentions any of `words`."""
@@ -162,26 +164,17 @@ def _clean(value: str, limit: int = 80) -> str:
     return value if 0 < len(value) <= limit and not looks_like_citation(value) else ""
 
 
-def sector_of(text: str) -> str:
+def sector_of(text: str, *, qualified: bool = False) -> str:
+    """The sector a text names; `qualified` for the phrase saying what an organisation is, where a
+    qualifier ("health-data") outranks the kind of product ("SaaS")."""
     lowered = text.lower()
-    return next((name for name, pattern in SECTORS if re.search(pattern, lowered)), "")
+    return next((name for name, pattern in (_SECTORS_BY_QUALIFIER if qualified else SECTORS)
+                 if re.search(pattern, lowered)), "")
 
 
 def headcount_in(text: str) -> str:
     match = _HEADCOUNT.search(text)
     return (match["n"] or match["m"]).replace(",", "") if match else ""
-
-
-def _role_key(match: re.Match) -> str:
-    return next(key for key in ROLES if match.group(key))
-
-
-def _read_people(clause: str, source: str, facts: Facts) -> None:
-    for pattern in (_PERSON_IS_ROLE, _ROLE_IS_PERSON, _PERSON_PAREN_ROLE):
-        for match in pattern.finditer(clause):
-            key, person = _role_key(match), _clean(match["person"], 60)
-            if person and person.split()[0] not in _NOT_A_NAME and key not in facts.people:
-                facts.people[key] = Person(person, " ".join(match.group(key).split()), source)
 
 
 def _read_org(sentence: str, source: str, facts: Facts) -> None:
@@ -198,7 +191,7 @@ def _read_org(sentence: str, source: str, facts: Facts) -> None:
     if not facts.headcount and headcount_in(sentence):
         facts.headcount = headcount_in(sentence)
     if not facts.sector and facts.org and facts.org_source == source:
-        facts.sector = sector_of(sentence)
+        facts.sector = sector_of(facts.description, qualified=True) or sector_of(sentence)
 
 
 def _read_locations(sentence: str, facts: Facts) -> None:
@@ -211,7 +204,7 @@ def _read_locations(sentence: str, facts: Facts) -> None:
 
 
 def _add_service(facts: Facts, service: Service) -> None:
-    if service.name.split()[0] in _NOT_SERVICES or not service.name:
+    if not service.name or service.name.split()[0] in _NOT_SERVICES or not is_name(service.name):
         return
     known = next((s for s in facts.services if s.name == service.name), None)
     if known is None:
@@ -260,7 +253,9 @@ def _read_retention(clause: str, source: str, facts: Facts) -> None:
             facts.retention.append(Timed(what[0].upper() + what[1:], match["period"], source))
 
 
-_CADENCE_PATTERNS = ((re.compile(r"\b(?:reviewed|audited|tested|checked|updated|assessed)\b", re.IGNORECASE), _REVIEWED),
+_CHAIRED = re.compile(r"^\s*,?\s*chaired by (?P<who>[^.;]{3,80})")
+_CADENCE_PATTERNS = ((re.compile(r"\b(?:reviewed|audited|tested|checked|updated|assessed|held|exercised|run|carried out"
+                                 r"|conducted)\b", re.IGNORECASE), _REVIEWED),
                      (re.compile(r"\b(?:reviews|audits|tests|checks)\b"), _REVIEWS), (re.compile(r"\bmeets\b"), _MEETS))
 
 
@@ -271,8 +266,11 @@ def _read_cadences(clause: str, source: str, facts: Facts) -> None:
         for match in pattern.finditer(clause):
             what = _clean(match.groupdict().get("what") or match["who"], 60)
             who = _clean(match.groupdict().get("who") or "", 50) if pattern is not _MEETS else ""
-            if what:
-                facts.cadences.append(Timed(what, match["cadence"].lower(), source, who))
+            chair = _CHAIRED.search(clause[match.end():])
+            who = f"chaired by {_clean(chair['who'], 60)}" if chair and not who else who
+            timed = Timed(what, match["cadence"].lower(), source, who)
+            if what and not any((t.what, t.when, t.who) == (what, timed.when, who) for t in facts.cadences):
+                facts.cadences.append(timed)
 
 
 def _read_milestone(sentence: str, source: str, facts: Facts) -> None:
@@ -283,7 +281,8 @@ def _read_milestone(sentence: str, source: str, facts: Facts) -> None:
         event = _MILESTONE_EVENT.search(sentence)
         event_words = " ".join(event.group(0).split()) if event else "certification"
         event_words = event_words if event_words.startswith("Type") else event_words.lower()
-        facts.milestones.append(Timed(f"{packs[0].name} {event_words}", date["when"], source))
+        cue = {"since": "since", "on": "on", "scheduled for": "on", "planned for": "on"}.get(date["cue"].lower(), "by")
+        facts.milestones.append(Timed(f"{packs[0].name} {event_words}", date["when"], source, cue=cue))
 
 
 def _read_data(text: str, facts: Facts) -> None:
@@ -291,6 +290,23 @@ def _read_data(text: str, facts: Facts) -> None:
     for name, pattern in DATA_CATEGORIES:
         if name not in facts.data_categories and re.search(pattern, lowered, re.IGNORECASE):
             facts.data_categories.append(name)
+
+
+_PROCESSOR_FOR = (
+    re.compile(r"\bfor (?:the |our |all )?(?P<who>[^,;.]{3,80}?),? we (?:act|are|operate) (?:as )?(?:a |their )?(?:data )?"
+               r"processor", re.I),
+    re.compile(r"\bwe (?:act|are|operate) (?:as )?(?:a |their )?(?:data )?processor (?:for|on behalf of) (?:the |our )?"
+               r"(?P<who>[^,;.]{3,80})", re.I),
+    re.compile(r"\bas (?:a |their )?(?:data )?processor on behalf of (?:the |our )?(?P<who>[^,;.]{3,80})", re.I),
+    re.compile(r"\bwe (?:process|handle|host|store)\b[^.;]{0,60}?\bon behalf of (?:the |our )?(?P<who>[^,;.]{3,80})", re.I),
+)
+
+
+def _read_processor_role(sentence: str, facts: Facts) -> None:
+    for pattern in _PROCESSOR_FOR:
+        found = pattern.search(sentence)
+        if found and not facts.processor_for:
+            facts.processor_for = _clean(found["who"], 80)
 
 
 def _prose(text: str) -> list[str]:
@@ -314,9 +330,13 @@ def extract_facts(memories: tuple[str, ...], documents: list[tuple[str, str]]) -
                 _read_org(sentence, source, facts)
             _read_locations(sentence, facts)
             _read_milestone(sentence, source, facts)
+            _read_processor_role(sentence, facts)
+            read_people(sentence, source, facts.people)  # whole: "Head of IT: Dmitri Volkov" is one statement
             for clause in re.split(r";\s+|:\s+(?=[A-Z])", sentence):
-                _read_people(clause, source, facts)
                 _read_services(clause, source, facts)
                 _read_timed(clause, source, facts)
         _read_data(text, facts)
+    # A person is never a system: "Our DPO is Claire Martin (external, Cabinet Dubois)" names a DPO.
+    named = {p.name for p in facts.people.values()}
+    facts.services = [s for s in facts.services if s.name not in named]
     return facts

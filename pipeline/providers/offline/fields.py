@@ -27,13 +27,15 @@ def listed(items: list[str]) -> str:
 
 
 def person_phrase(person: Person | None, role: str) -> str:
-    return f"{person.name} ({person.title})" if person else f"the {role} (name {TBC})"
+    return person.described if person else f"the {role} (name {TBC})"
 
 
 def cadence_for(reading: Reading, *words: str) -> str:
     """The review cadence the workspace gives for something mentioning any of `words`."""
     for timed in reading.facts.cadences:
         if any(w in f"{timed.what} {timed.who}".lower() for w in words):
+            if timed.who.startswith("chaired by"):
+                return f"{timed.when}, {timed.who}"
             return timed.when + (f" by {timed.who[0].lower()}{timed.who[1:]}" if timed.who else "")
     return ""
 
@@ -64,13 +66,13 @@ def values(reading: Reading) -> dict[str, str]:
     if hosting:
         out["hosting"] = listed([s.provider or s.name + (f" ({s.where})" if s.where else "") for s in hosting])
     if facts.milestones:
-        out["certification"] = listed([f"{m.what} by {m.when}" for m in facts.milestones])
+        out["certification"] = listed([m.dated for m in facts.milestones])
     if facts.data_categories:
         out["data_categories"] = listed(facts.data_categories)
     if facts.retention:
         out["retention"] = listed([f"{t.what.lower()}: {t.when}" for t in facts.retention])
     for key, words in (("access_review", ("access",)), ("risk_review", ("risk",)),
-                       ("committee_cadence", ("committee", "steering", "group", "board"))):
+                       ("committee_cadence", ("committee", "steering", "group", "board", "management review"))):
         cadence = cadence_for(reading, *words)
         if cadence:
             out[key] = cadence
@@ -78,6 +80,8 @@ def values(reading: Reading) -> dict[str, str]:
                       if any(w in f"{t.what} {t.who}".lower() for w in ("committee", "steering", "group"))), "")
     if committee:
         out["committee"] = committee[0].lower() + committee[1:] if committee.lower().startswith("the ") else committee
+    if facts.processor_for:
+        out["processor_for"] = facts.processor_for
     return out
 
 
@@ -87,7 +91,7 @@ _FALLBACKS = {
     "systems": TBC, "processors": TBC, "payroll": TBC, "hosting": TBC, "certification": TBC,
     "data_categories": TBC, "retention": TBC, "access_review": f"periodically (frequency {TBC})",
     "risk_review": f"periodically (frequency {TBC})", "committee_cadence": f"at planned intervals ({TBC})",
-    "committee": "top management",
+    "committee": "top management", "processor_for": TBC,
 }
 #: What each need means, for the open points.
 NEEDS = {"dpo": "who the Data Protection Officer is", "security_lead": "who leads information security",
@@ -109,6 +113,13 @@ def fill(reading: Reading, scope: str) -> Fill:
                greeting=task.greeting, profile=found.get("profile", reading.org),
                sign_off="Yours sincerely," if task.is_letter else "Thank you,",
                contact=found.get("security_lead", f"the information security team ({TBC})"))
+    lead = reading.facts.person("ciso", "ism", "it_head")
+    supplier_owner = reading.facts.person_for("supplier", "vendor", "procurement", "third part")
+    out.update(period=task.year or "the next twelve months", deadline=task.date or "four weeks from the date of this memo",
+               supplier_owner=supplier_owner.described if supplier_owner else out["security_lead"],
+               signatory=f"{lead.name}\n{lead.title}" if lead else "The information security team",
+               questionnaire_owner=lead.described if lead else "the person who owns the customer relationship",
+               security_lead_name=lead.name if lead else "The information security team")
     for key, (title, _) in ROLES.items():
         out.setdefault(key, title)
     out["subject_line"] = clip(subject, 90)

@@ -9,24 +9,35 @@ from __future__ import annotations
 import re
 
 from pipeline.context import Context
-from pipeline.frameworks import Pack
+from pipeline.citations import extract_citations
+from pipeline.frameworks import Pack, load_packs
 from pipeline.schemas import Brief, EvidenceRef, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
-from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, expand, explicit_picks,
-                     format_citation, keyword_picks, topic_picks)
+from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_packs, expand, expand_all,
+                     explicit_picks, format_citation, group_picks, keyword_picks, topic_picks)
+from .declining import GENERIC_FORMS, edit_reason, kind_reason, transform_asked, transform_reason, unwritable_form
+from .catalogue import DOC_TYPES, GENERIC
+from .crosswalk import direction
 from .doctypes import TBC
 from .fields import Fill, fill, missing, values
+from .questionnaire import questions_of
 from .reading import Reading, read
-from .revision import revise, revision_of
-from .templates import DocType
-from .text import clip, looks_like_citation
+from .revision import Revision, revise, revision_of
+from .summarizer import COVERAGE
+from .templates import PART_MARK, DocType
+from .text import clip, looks_like_citation, lower_first
 from .topics import TOPIC_WORDS, TOPICS
 
 # Cited when a document type's own topics give fewer than three citations in the enabled frameworks.
 _FALLBACK_TOPICS = ["security_of_processing", "policy", "roles", "documented_information"]
 _TASK_SCOPE = re.compile(r"\b(?:for|covering|across|within)\s+(our|the)\s+([^.,;:!?]{3,80})", re.IGNORECASE)
 _REQUIREMENT_SECTIONS = ("requirements", "readiness")
+#: Documents whose table lists a set of requirements: a set the task names is listed whole.
+_SET_DOCS = ("soa", "mapping", "gap_assessment", "audit_plan")
+#: Citations one requirement step lists at most; a longer set is split over consecutive steps, so
+#: that every content spec stays within its limit and every requested entry still has its row.
+_PER_STEP = 40
 
 
 def scope_of(ctx: Context, reading: Reading) -> tuple[str, str | None]:
@@ -68,14 +79,37 @@ def step_topics(doc: DocType, subject: DocType | None, task_topics: list[str]) -
 
 
 def requirement_picks(reading: Reading, explicit: list[Pick], packs: list[Pack], task_topics: list[str]) -> list[Pick]:
-    """The rows of a mapping, statement of applicability or gap assessment."""
+    """The rows of a mapping, statement of applicability or gap assessment: every entry of a set
+    the task names (a range, an Annex A theme, a category), and for an SoA that names none, every
+    control of Annex A."""
     doc = reading.task.doc
     if doc.key == "gap_assessment" and reading.register("readiness"):
         areas = " ".join(row[0] for row in reading.register("readiness").rows)
         return topic_picks(topics_in(areas), packs, TOPICS)
-    if explicit:
-        return [p for pick in explicit for p in (expand(pick) if doc.key in ("mapping", "gap_assessment") else [pick])]
+    groups = group_picks(reading.task.text, packs) if doc.key in _SET_DOCS else []
+    if explicit or groups:
+        one_level = doc.key in ("mapping", "gap_assessment")
+        named = [p for pick in explicit for p in (expand(pick) if one_level else expand_all(pick))]
+        return _unique(named + [p for group in groups for p in expand_all(group)])
+    pair = direction(reading.task.text, reading.task.frameworks) if doc.key == "mapping" else None
+    if pair and not task_topics:  # "map our ISO 27001 controls to SOC 2": every topic both frameworks govern
+        shared = [t for t, refs in TOPICS.items() if pair[0].key in refs and pair[1].key in refs]
+        return topic_picks(shared, list(pair), TOPICS)
+    if doc.key == "soa":
+        annex = [Pick(p, p.get("Annex A"), "Annex A") for p in packs if p.key.startswith("iso27001") and p.get("Annex A")]
+        if annex:
+            return _unique([p for group in annex for p in expand_all(group)])
     return topic_picks(task_topics or list(doc.subject_topics), packs, TOPICS)
+
+
+def question_picks(reading: Reading) -> list[Pick]:
+    """The references a questionnaire's questions quote, in whichever shipped catalogue holds them."""
+    found = tuple(f for q in questions_of(reading).items for f in extract_citations(q.text))
+    return explicit_picks(found, list(load_packs().values()))[0]
+
+
+def _unique(picks: list[Pick]) -> list[Pick]:
+    return list(dict.fromkeys(picks))
 
 
 def _lower_first(phrase: str) -> str:
@@ -101,7 +135,8 @@ def _fact_judgments(reading: Reading) -> list[str]:
         if key in found:
             out.append(f"{label}: {found[key]}.")
     for timed in facts.cadences[:4]:
-        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", by {_lower_first(timed.who)}." if timed.who else "."))
+        who = timed.who if timed.who.startswith("chaired by") else f"by {_lower_first(timed.who)}" if timed.who else ""
+        out.append(f"Review cadence: {timed.what}, {timed.when}" + (f", {who}." if who else "."))
     return out
 
 
@@ -148,11 +183,48 @@ def _file_judgments(reading: Reading) -> list[str]:
     return out
 
 
+def _coverage(doc: DocType, requested: list[Pick], approved: list[Pick], refused: list[str]) -> list[str]:
+    """What part of a requested set of requirements the document covers, in words (no reference:
+    the recap repeats it, and it cites only what the brief approves)."""
+    if doc.key not in _SET_DOCS or not requested:
+        return []
+    what = "controls" if doc.key == "soa" else "requirements"
+    line = f"{COVERAGE}all {len(approved)} {what} asked for are drafted, one row each"
+    if refused:
+        line += f"; {len(refused)} reference(s) the task names are in no enabled catalogue and are not drafted"
+    return [line + "."]
+
+
+def decline_reason(ctx: Context, reading: Reading, revision: Revision | None) -> str | None:
+    """Why the engine cannot do this task faithfully, or None when it can: it transforms text, asks
+    a change to the conversation's document other than adding or removing a section, or asks for a
+    kind of document the engine has no template for."""
+    transform = transform_asked(ctx.task)
+    if transform:
+        return transform_reason(transform)
+    if revision is not None:
+        return None if revision.applied else edit_reason(revision.verb)
+    if reading.task.doc is GENERIC:
+        form = unwritable_form(ctx.task)
+        if form or not GENERIC_FORMS.search(ctx.task):
+            return kind_reason(form, [lower_first(d.name) for d in DOC_TYPES])
+    return None
+
+
+def _declined(ctx: Context, reason: str) -> Brief:
+    return Brief(task=clip(ctx.task.strip(), 2000) or "the task", decline_reason=reason,
+                 judgments=[f"Declined: {reason}"], steps=[])
+
+
 def plan(ctx: Context) -> Brief:
     """The brief for `ctx`: document type, judgments, approved citations and the step plan; for a
-    follow-up that changes the conversation's latest document, the revised document's."""
+    follow-up that changes the conversation's latest document, the revised document's; a declined
+    brief (no step) when the engine cannot do the task faithfully."""
     reading = read(ctx)
     revision = revision_of(ctx)
+    reason = decline_reason(ctx, reading, revision)
+    if reason is not None:
+        return _declined(ctx, reason)
     if revision is not None:
         return revise(ctx, revision, reading.org)
     doc, subject = reading.task.doc, reading.task.subject_doc
@@ -166,16 +238,23 @@ def plan(ctx: Context) -> Brief:
     explicit, unapproved = explicit_picks(reading.task.refs, packs)
     off = {p.key for p in frameworks_not_enabled(ctx)}  # their references are the not-enabled note's to explain
     refused = [found.surface.strip() for found in unapproved if found.pack_key not in off]
+    if doc.key == "questionnaire":  # a question quoting a reference is written whole, so the reference is approved
+        explicit = _unique(explicit + question_picks(reading))
+        refused = []
     required = requirement_picks(reading, explicit, packs, task_topics)
-    picks: list[Pick] = []
-    for pick in required + explicit + topic_picks([t for ts in topics for t in ts], packs, TOPICS):
+    # What the task asks for is approved whole; the engine's own choices fill up to the usual number.
+    requested = _unique(required + explicit)
+    picks = list(requested)
+    for pick in topic_picks([t for ts in topics for t in ts], packs, TOPICS):
         if pick not in picks:
             picks.append(pick)
-    if len(picks) < 6:  # title overlap is a weaker signal than the curated map: only to fill a thin set
+    if not doc.cites:  # a questionnaire's answers, a letter: only what the task itself names
+        picks = list(requested)
+    elif len(picks) < 6:  # title overlap is a weaker signal than the curated map: only to fill a thin set
         picks += [p for p in keyword_picks(ctx.task, packs) if p not in picks]
-    if len(picks) < 3:
+    if doc.cites and len(picks) < 3:
         picks += [p for p in topic_picks(_FALLBACK_TOPICS, packs, TOPICS) if p not in picks][:3 - len(picks)]
-    picks = picks[:MAX_CITATIONS]
+    picks = picks[:max(MAX_CITATIONS, len(requested))]
     citations = as_citations(picks)
 
     per_step = [[n for n, p in enumerate(picks) if p in step_picks]
@@ -192,19 +271,23 @@ def plan(ctx: Context) -> Brief:
 
     notes = [f"Say that {p.name} is not enabled in this workspace and is not cited." for p in frameworks_not_enabled(ctx)]
     notes += ["Say that a reference the task names is not in the cited frameworks and is not covered."] if refused else []
-    steps = []
+    planned: list[tuple[str, str]] = []  # (title, content spec)
     for i, template in enumerate(doc.steps):
         spec = template.spec.format_map(fields)
         if i == 0 and notes:
             spec += " " + " ".join(notes)
         ids = sorted(set(per_step[i]))
-        if ids:
-            named = "; ".join(f"{citations[n].id} = {format_citation(citations[n])}" for n in ids)
-            spec += f" Cite exactly: {named}."
-        else:
-            spec += " No framework citation is needed in this step."
-        steps.append(StepPlan(index=i + 1, title=template.title, content_spec=spec))
+        parts = [ids[k:k + _PER_STEP] for k in range(0, len(ids), _PER_STEP)] or [[]]
+        for k, part in enumerate(parts, 1):
+            title = template.title if len(parts) == 1 else f"{template.title}{PART_MARK}{k} of {len(parts)}"
+            if part:
+                named = "; ".join(f"{citations[n].id} = {format_citation(citations[n])}" for n in part)
+                planned.append((title, f"{spec} Cite exactly: {named}."))
+            else:
+                planned.append((title, f"{spec} No framework citation is needed in this step."))
+    steps = [StepPlan(index=n, title=title, content_spec=spec) for n, (title, spec) in enumerate(planned, 1)]
     judgments = _judgments(ctx, reading, fields, packs, refused, _file_judgments(reading))
+    judgments += _coverage(doc, requested, [p for p in picks if p in requested], refused)
     # Every page the research could read is approved: the engine cannot judge a page's worth,
     # and the integrity gate still holds each URL and price to the approved pages' text.
     evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None

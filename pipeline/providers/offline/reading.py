@@ -5,12 +5,13 @@ workspace of many files is parsed once, not once per step.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from pipeline.context import Context
 from pipeline.words import stems
 
+from .catalogue import variant_of
 from .facts import Facts, extract_facts
 from .registers import Register, find_register
 from .tables import Table, read_tables, whole_documents
@@ -44,6 +45,7 @@ class Reading:
     #: (what, the task's value, the workspace's value) where the task says otherwise; the task wins.
     overrides: list[tuple[str, str, str]] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
+    memories: tuple[str, ...] = ()
     _registers: dict[str, Register | None] = field(default_factory=dict)
 
     def register(self, kind: str) -> Register | None:
@@ -69,6 +71,7 @@ def read(ctx: Context) -> Reading:
     task = read_task(ctx.task)
     docs = whole_documents(ctx.uploads + ctx.files)
     facts = extract_facts(ctx.memories, [(name, text) for name, text, _ in docs])
+    task = replace(task, doc=variant_of(task.doc, ctx.task, facts))
     org, source = facts.org, "the workspace memories"
     if not org:
         org, source = (ctx.workspace_name.strip(), "the workspace name") if ctx.workspace_name.strip() else ("", "")
@@ -80,4 +83,5 @@ def read(ctx: Context) -> Reading:
     return Reading(task=task, facts=facts, tables=read_tables(ctx.uploads + ctx.files), org=org or "the organisation",
                    org_source=source, headcount=task.headcount or facts.headcount,
                    description=task.org_kind or ("" if task.sector else facts.description),
-                   sector=task.sector or facts.sector, overrides=overrides, statements=_statements(ctx))
+                   sector=task.sector or facts.sector, overrides=overrides, statements=_statements(ctx),
+                   memories=ctx.memories)

@@ -39,12 +39,14 @@ KINDS = {k.key: k for k in (
     Kind("suppliers", {
         "Supplier": ("supplier", "vendor", "provider", "third party", "company", "supplier name"),
         "Service": ("service", "service provided", "services", "product", "purpose", "what they do"),
-        "Personal data": ("personal data", "data shared", "personal data shared", "data processed", "data access"),
+        "Personal data": ("personal data", "data shared", "personal data shared", "data processed", "data access",
+                          "data categories", "categories of data", "personal data categories", "data types"),
         "Criticality": ("criticality", "tier", "risk", "risk rating", "importance", "critical"),
         "Agreement": ("dpa", "dpa signed", "contract", "agreement", "data processing agreement"),
         "Location": ("country", "location", "region", "jurisdiction"),
         "Owner": ("owner", "contract owner", "relationship owner", "business owner"),
-        "Last review": ("last review", "last reviewed", "review date", "reviewed"),
+        "Last review": ("last review", "last reviewed", "review date", "reviewed", "last assessment", "last assessed",
+                        "assessment date"),
     }, "Supplier", ("supplier", "vendor", "third", "processor")),
     Kind("processing", {
         "Processing activity": ("processing activity", "activity", "process", "processing", "name"),
@@ -74,6 +76,28 @@ KINDS = {k.key: k for k in (
         "Owner": ("owner", "responsible", "lead"),
         "Action": ("action", "remediation", "next step", "plan"),
     }, "Area", ("readiness", "gap", "assessment")),
+    Kind("systems", {
+        "System": ("system", "application", "system name", "platform"),
+        "Owner": ("owner", "system owner", "business owner", "application owner"),
+        "Users": ("users", "user count", "number of users", "accounts"),
+        "Privileged accounts": ("privileged accounts", "admin accounts", "administrators", "privileged"),
+        "Last review": ("last access review", "last review", "last reviewed", "review date"),
+    }, "System", ("system", "application", "owners")),
+    Kind("continuity", {
+        "Service": ("service", "process", "business process", "activity", "critical activity"),
+        "Recovery time objective": ("recovery time objective", "rto", "maximum downtime", "maximum tolerable downtime"),
+        "Recovery point objective": ("recovery point objective", "rpo", "maximum data loss"),
+        "Owner": ("owner", "service owner", "process owner"),
+        "System": ("system", "systems", "application"),
+    }, "Recovery time objective", ("continuity", "impact", "bia", "recovery")),
+    Kind("findings", {
+        "Ref": ("ref", "reference", "finding id", "id", "no"),
+        "Type": ("type", "grade", "category", "severity"),
+        "Finding": ("finding", "nonconformity", "observation", "description"),
+        "Owner": ("owner", "responsible", "action owner"),
+        "Due": ("due", "due date", "deadline", "target date"),
+        "Status": ("status", "state"),
+    }, "Finding", ("audit", "finding", "nonconformit")),
     Kind("timeline", {
         "Time": ("time", "date", "when", "timestamp"),
         "Event": ("action", "event", "what happened", "description", "activity"),
@@ -93,6 +117,11 @@ class Register:
     missing: tuple[str, ...]  # document columns no source fills
     unused: tuple[str, ...]  # source columns the document does not show
     total: int  # rows in the sources, shown or not
+
+
+def fits(table: Table, kind: Kind) -> bool:
+    """Whether the table holds rows of `kind` (a register's data, not its legend)."""
+    return _fit(table, kind)[0] > 0
 
 
 def _fit(table: Table, kind: Kind) -> tuple[int, dict[str, int]]:

@@ -3,8 +3,9 @@
 "Add a section on remote work" to a released policy asks for the policy again, revised, not for a
 new document about adding a section. The offline engine revises the way it can without a model:
 every earlier step is carried over word for word (and inspected again like any other draft), a
-section asked for is added, a section asked out is dropped, and a change it cannot make (rewording
-existing text) is said openly in the document instead of being pretended.
+section asked for is added and a section asked out is dropped. A change it cannot make (rewording,
+shortening, translating existing text) is declined by the planner (declining.py): the document is
+left as it was rather than carried over under a note.
 """
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def carried_index(step: StepPlan) -> int | None:
 
 def revise(ctx: Context, revision: Revision, org: str) -> Brief:
     """The brief of the revised document: the earlier steps carried over (citations approved as they
-    are written there), the section asked for added, or the change that could not be made said."""
+    are written there), the section asked for added, the sections asked out left out."""
     kept = [s for s in revision.previous if s.index not in revision.removed]
     plan = [(s.title, CARRIED.format(index=s.index) + f' ("{s.title}").') for s in kept]  # (title, content spec)
     if revision.added:
@@ -106,9 +107,6 @@ def revise(ctx: Context, revision: Revision, org: str) -> Brief:
         plan.insert(at, (revision.added[:1].upper() + revision.added[1:],
                          f"A new section on {revision.added} for {org}, written to fit the document it joins; "
                          "facts only from the workspace."))
-    if not revision.applied:
-        plan.append(("Change requested", "Say plainly which change was asked for and that the offline engine "
-                                         "carried the document over unchanged instead of rewording it."))
     steps = [StepPlan(index=n, title=title, content_spec=spec) for n, (title, spec) in enumerate(plan, 1)]
     judgments = [f"{REVISES} ({len(revision.previous)} "
                  "steps): the steps kept are carried over word for word and inspected again."]
@@ -117,9 +115,6 @@ def revise(ctx: Context, revision: Revision, org: str) -> Brief:
     if revision.removed:
         judgments.append("Left out as asked: " + ", ".join(
             f'step {s.index} ("{s.title}")' for s in revision.previous if s.index in revision.removed) + ".")
-    if not revision.applied:
-        judgments.append(f"The change asked for ({revision.verb}) needs rewording that the offline engine does not "
-                         "do; the document is carried over unchanged and says so.")
     return Brief(task=ctx.task.strip()[:2000], judgments=judgments,
                  citations=_carried_citations("\n\n".join(s.content for s in kept)), steps=steps)
 
@@ -143,10 +138,6 @@ def compose_revision_step(ctx: Context, reading: Reading, brief: Brief, step: St
         return previous[index].content.strip() + "\n"
     if not previous or not is_revision(brief):
         return None
-    if step.title == "Change requested":
-        return (f"## Change requested\n\nThe change asked for, “{ctx.task.strip()}”, rewords the document above. "
-                "Beyond's offline engine cannot reword text, so the document is carried over unchanged: make "
-                "the change by hand, or run the task with a language model.\n")
     topic = step.title[:1].lower() + step.title[1:]
     blocks = [f"## {step.title}",
               f"This section sets out how {fields['org']} handles {topic}, within the scope of this document: "

@@ -12,11 +12,15 @@ from pipeline.schemas import Citation
 from pipeline.words import stems
 
 from .citing import format_citation
+from .crosswalk import counterparts, direction
 from .doctypes import TBC
 from .facts import ROLES
 from .fields import Fill, listed
+from .knowledge import TOPIC_CONCEPTS, about, memory_statements
 from .outcomes import CSF_OUTCOMES
 from .reading import Reading, Statement
+from .assets import key_assets, threat_for
+from .legends import legend_for
 from .registers import KINDS
 from .text import clip
 from .topics import TOPIC_WORDS, TOPICS
@@ -33,6 +37,10 @@ def table(rows: list[tuple[str, ...]]) -> str:
 def register_blocks(reading: Reading, kind: str, template_rows: tuple[tuple[str, ...], ...], fields: Fill) -> list[str]:
     """The register of `kind` from the workspace's files, or the template's example rows when none holds it."""
     register = reading.register(kind)
+    if register is None and kind in _FROM_ASSETS:
+        derived = _FROM_ASSETS[kind](reading, fields)
+        if derived:
+            return derived
     if register is None:
         rows = [tuple(c.format_map(fields) for c in row) for row in template_rows]
         note = (f"No file in the workspace holds this {KINDS[kind].key} table: the rows below are examples to "
@@ -53,6 +61,9 @@ def register_blocks(reading: Reading, kind: str, template_rows: tuple[tuple[str,
 def treatment_blocks(reading: Reading, template_rows, fields: Fill) -> list[str]:
     """Each risk of the register with its treatment and owner; the template's examples when there is none."""
     register = reading.register("risks")
+    if register is None and key_assets(reading):  # the risks drawn from the assets: each treatment to decide
+        rows = [(f"R-{n:02d}", TBC, TBC, a.owner or TBC, TBC) for n, a in enumerate(key_assets(reading), 1)]
+        return [table([template_rows[0], *rows])]
     if register is None or "Treatment" not in register.columns:
         return register_blocks(reading, "risks", template_rows, fields) if register is None else []
     pick = [register.columns.index(c) for c in ("ID", "Risk", "Treatment", "Owner") if c in register.columns]
@@ -69,7 +80,8 @@ def _fact_statements(reading: Reading) -> list[Statement]:
         out.append(Statement(f"{timed.what[0].upper()}{timed.what[1:]}: reviewed {timed.when}"
                              + (f" by {timed.who}." if timed.who else "."), "workspace records"))
     for key, person in facts.people.items():
-        out.append(Statement(f"{person.name} is the {person.title} ({ROLES[key][0].lower()}).", "workspace records"))
+        known = f" ({ROLES[key][0].lower()})" if key in ROLES else ""
+        out.append(Statement(f"{person.name} is the {person.title}{known}.", "workspace records"))
     return out
 
 
@@ -87,11 +99,20 @@ def best_practices(reading: Reading, citation: Citation, limit: int = 2) -> list
     """The workspace statements that best show the requirement is met. A curated practice word
     counts twice a word of the title: "device posture" says more about authentication than "service"."""
     curated, title = _words_for(citation)
+    pool = reading.statements + _fact_statements(reading) + memory_statements(reading)
     scored = []
-    for n, statement in enumerate(reading.statements + _fact_statements(reading)):
+    for n, statement in enumerate(pool):
         words = statement.words
         scored.append((-(2 * len(words & curated) + len(words & title - curated)), n, statement))
-    return [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4][:limit]
+    found = [s for score, _, s in sorted(scored, key=lambda s: s[:2]) if -score >= 4]
+    if not found:  # no shared words: a statement about the requirement's concept ("backups go to ...")
+        topics = [t for t, refs in TOPICS.items() if any(citation.ref in r for r in refs.values())]
+        found = about(pool, *(c for t in topics for c in TOPIC_CONCEPTS.get(t, ())), limit=limit)
+    chosen: list[Statement] = []
+    for statement in found:  # one that adds no word to those chosen says the same again
+        if len(chosen) < limit and not statement.words <= {w for c in chosen for w in c.words}:
+            chosen.append(statement)
+    return chosen
 
 
 def requirement_rows(reading: Reading, cited: list[Citation]) -> list[tuple[Citation, list[Statement]]]:
@@ -123,9 +144,27 @@ def requirement_blocks(reading: Reading, cited: list[Citation], template_rows, f
         schedule += [(format_citation(c), fields["security_lead"], TBC, _practice(p[:1], 120) if p else "records to be "
                       "sampled") for c, p in rows]
         return ["The schedule covers every requirement the task names.", table(schedule)]
+    pair = direction(reading.task.text, reading.task.frameworks) if doc == "mapping" else None
+    if pair and {pair[0].name, pair[1].name} <= {c.framework for c, _ in rows}:
+        return _crosswalk(rows, cited, *pair)
     body = [(format_citation(c), _practice(p, 200) if p else f"No practice recorded: {TBC}", _sources(p),
              "In place" if p else "Gap") for c, p in rows]
     return [table([("Requirement", "Practice in place", "Source", "Status"), *body])]
+
+
+def _crosswalk(rows, cited: list[Citation], source, target) -> list[str]:
+    """One row per requirement of the framework mapped from, with its counterparts in the other."""
+    body = []
+    for c, p in rows:
+        if c.framework != source.name:
+            continue
+        matched = counterparts(c, source, target, cited)
+        body.append((format_citation(c), "; ".join(format_citation(m) for m in matched) or
+                     f"No corresponding {target.name} requirement in the cited set", _practice(p, 200) if p else
+                     f"No practice recorded: {TBC}", _sources(p), "In place" if p else "Gap"))
+    return [f"Each {source.name} requirement below is mapped to the {target.name} requirements filed under the same "
+            "topic, with the practice the workspace records for it.",
+            table([(source.name, target.name, "Practice in place", "Source", "Status"), *body])]
 
 
 def gap_blocks(reading: Reading, cited: list[Citation], fields: Fill) -> list[str]:
@@ -179,7 +218,7 @@ def fact_lines(reading: Reading, fields: Fill) -> list[str]:
     named = {p.name for p in task.frameworks}
     for milestone in facts.milestones:
         if any(milestone.what.startswith(n) for n in named) or stems(milestone.what) & subject_stems:
-            lines.append(f"{milestone.what}: expected {milestone.when}.")
+            lines.append(f"{milestone.what}: " + (f"held since {milestone.when}." if milestone.cue == "since" else f"expected {milestone.when}."))
     for timed in facts.retention:
         if stems(timed.what) & subject_stems:
             lines.append(f"{timed.what} are kept for {timed.when}.")
@@ -230,3 +269,49 @@ def incident_blocks(reading: Reading, fields: Fill, impact: bool) -> list[str]:
 def practice_blocks(reading: Reading, query: str) -> list[str]:
     found = relevant_statements(reading, query, 3)
     return ["In practice today:\n" + "\n".join(f"- {s.text} ({s.source})" for s in found)] if found else []
+
+
+def legend_blocks(reading: Reading, kind: str, column: str, replace: bool, template_rows, fields: Fill) -> list[str]:
+    """The file's own scheme for a register's column, replacing the template's generic table (or,
+    when the template's table says something else, such as the treatment each level needs, before it)."""
+    generic = [table([tuple(c.format_map(fields) for c in row) for row in template_rows])] if template_rows else []
+    legend = legend_for(reading, kind, column)
+    if legend is None:
+        return generic
+    where = f"{legend.source}" + (f", {legend.title}" if legend.title and legend.title not in legend.source else "")
+    blocks = [f"The {column.lower()} scheme is the one {where} defines:", table([legend.header, *legend.rows])]
+    return blocks if replace else blocks + generic
+
+
+def _risks_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading)
+    if not found:
+        return []
+    rows = [(f"R-{n:02d}", threat_for(a), a.name + (f" ({a.classification})" if a.classification else ""), TBC, TBC,
+             TBC, a.owner or TBC) for n, a in enumerate(found, 1)]
+    return [f"No risk list is in the workspace: the risks below start from the {len(rows)} most sensitive assets of "
+            "the asset register, one scenario each, for their owners to assess (likelihood and impact on the scale "
+            "above).", table([("ID", "Risk", "Asset", "Likelihood", "Impact", "Level", "Owner"), *rows])]
+
+
+def _services_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading, systems_only=True)
+    if not found:
+        return []
+    rows = [(a.name, TBC, TBC, a.owner or TBC) for a in found]
+    return [f"No business impact analysis is in the workspace: the services below are the most sensitive systems of "
+            "the asset register; their recovery objectives are to be set with their owners.",
+            table([("Service", "Recovery time objective", "Recovery point objective", "Owner"), *rows])]
+
+
+def _systems_from_assets(reading: Reading, fields: Fill) -> list[str]:
+    found = key_assets(reading, limit=12, systems_only=True)
+    if not found:
+        return []
+    rows = [(a.name, a.owner or TBC, a.classification or "—") for a in found]
+    return ["The systems in scope are those of the asset register, most sensitive first:",
+            table([("System", "Owner", "Classification"), *rows])]
+
+
+#: Registers a document can start from the asset register when the workspace keeps none of their own.
+_FROM_ASSETS = {"risks": _risks_from_assets, "continuity": _services_from_assets, "systems": _systems_from_assets}

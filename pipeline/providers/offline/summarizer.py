@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from pipeline import badges as badge_words
+from pipeline.citations import check_recap
 from pipeline.schemas import Brief
 
 from .doctypes import TBC
@@ -18,12 +19,29 @@ def open_points(content: str) -> int:
     return len(_OPEN_POINT.findall(content))
 
 
-def recap(brief: Brief, released: list[dict]) -> str:
-    """3-6 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
+#: How a brief states what part of a requested set (controls, questions, rows) the document covers.
+COVERAGE = "Coverage: "
+
+
+def _responds_to(brief: Brief) -> str:
+    """The recap's first line. The task is echoed only when every reference it writes is one the
+    brief approves: a recap never cites what the brief did not (a task asking for "A.5.1-A.5.37"
+    of which the brief approved part would otherwise cite the rest)."""
     if is_revision(brief):  # a follow-up: the document is the earlier one, changed as asked
-        lines = [f"- This document revises the one released earlier in this conversation, as asked: {brief.task.strip()}"]
+        line = f"- This document revises the one released earlier in this conversation, as asked: {brief.task.strip()}"
+        fallback = "- This document revises the one released earlier in this conversation, as asked."
     else:
-        lines = [f"- This document responds to: {brief.task.strip()}"]
+        line = f"- This document responds to: {brief.task.strip()}"
+        fallback = "- This document responds to the task above."
+    return fallback if check_recap(brief, line) else line
+
+
+def recap(brief: Brief, released: list[dict]) -> str:
+    """3-7 bullet lines: coverage, steps and badges, frameworks cited, open points, provenance."""
+    if brief.declined:
+        return f"- Declined, nothing released: {brief.decline_reason}"
+    lines = [_responds_to(brief)]
+    lines += [f"- {j}" for j in brief.judgments if j.startswith(COVERAGE)]
     counts: dict[str, int] = {}
     for step in released:
         counts[step["badge"]] = counts.get(step["badge"], 0) + 1

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pipeline.citations import Found, extract_citations
 from pipeline.frameworks import Pack, named_frameworks
 
-from .doctypes import DOC_TYPES, GENERIC
+from .catalogue import DOC_TYPES, GENERIC
+from .record_doctypes import QUESTIONNAIRE
 from .facts import headcount_in, sector_of
 from .templates import DocType
 from .text import clip, looks_like_citation
@@ -22,9 +23,13 @@ _AUDIENCES = (("board", "the board"), ("leadership", "the leadership team"), ("a
               ("employees", "all staff"), ("staff", "all staff"), ("customers", "customers"),
               ("auditor", "the auditors"), ("management", "management"), ("suppliers", "suppliers"),
               ("vendors", "suppliers"), ("developers", "developers"), ("it team", "the IT team"),
-              ("new joiners", "new joiners"))
+              ("new joiners", "new joiners"), ("system owners", "system owners"), ("asset owners", "asset owners"),
+              ("managers", "managers"))
 _GREETINGS = {"the board": "Dear members of the board,", "customers": "Dear customer,", "suppliers": "Dear partners,",
               "the auditors": "Dear auditors,", "the leadership team": "Dear colleagues,"}
+# "Letter to Harbour Bank": a named recipient (capitalised words), not "to all staff" or "to our board".
+_RECIPIENT = re.compile(r"\b(?:to|for)\s+(?P<name>(?!The\b|Our\b|All\b)[A-Z][\w&'’-]*(?:\s+(?:&\s+)?[A-Z][\w&'’-]*){0,4})")
+_YEAR = re.compile(r"\b(?:for|in|during|of)\s+(?P<year>20\d\d)\b")
 _LEADING_VERBS = re.compile(r"^(?:please\s+)?(?:draft|write|prepare|create|produce|make|build|give me|we need)\s+"
                             r"(?:me\s+)?(?:an?\s+|the\s+|our\s+)?", re.IGNORECASE)
 _SUBJECT_CUE = re.compile(r"\b(?:explaining|about|regarding|on|announcing|to announce|introducing|informing\s+\w+\s+of"
@@ -49,6 +54,8 @@ class TaskReading:
     greeting: str
     refs: tuple[Found, ...]  # framework references the task names, as the citation gate reads them
     frameworks: tuple[Pack, ...]  # frameworks the task names
+    recipient: str = ""  # "Harbour Bank" in "letter to Harbour Bank"
+    year: str = ""  # "2026" in "supplier review plan for 2026"
     headcount: str = ""  # "40" in "our 40-person SaaS company"
     org_kind: str = ""  # "SaaS company"
     sector: str = ""
@@ -61,7 +68,7 @@ class TaskReading:
 
 def _phrase(phrase: str) -> re.Pattern:
     """`phrase` as a whole word or words of a lower-cased text."""
-    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])")
+    return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?:s|es)?(?![a-z0-9])")
 
 
 def _normal(text: str) -> str:
@@ -79,11 +86,17 @@ def _score(doc: DocType, task: str) -> int:
 
 
 def classify(task: str) -> tuple[DocType, DocType | None]:
-    """The document type a task asks for and, for emails, training and generic documents, its subject."""
+    """The document type a task asks for and, for emails, training and generic documents, its subject.
+
+    A task of several lines names its document in the first ("Answer this questionnaire:") and
+    gives its content after (questions on breaches are not a breach procedure)."""
+    first = task.strip().splitlines()[0] if task.strip() else ""
+    if first.strip() != task.strip() and any(_score(d, _normal(first)) for d in DOC_TYPES):
+        task = first
     text = _normal(task)
     scored = [(_score(d, text), -i, d) for i, d in enumerate(DOC_TYPES)]
     best = max(scored, key=lambda s: (s[0], s[1]))
-    doc = best[2] if best[0] > 0 else GENERIC
+    doc = best[2] if best[0] > 0 else QUESTIONNAIRE if "?" in task else GENERIC  # questions asked are a questionnaire
     if not doc.has_subject:
         return doc, None
     others = [s for s in scored if s[0] > 0 and not s[2].has_subject and s[2] is not doc]
@@ -117,8 +130,13 @@ def read_task(task: str) -> TaskReading:
     kind = _ORG_KIND.search(task)
     org_kind = " ".join(kind["kind"].split()) if kind and (headcount_in(task) or sector_of(kind["kind"])) else ""
     date = _DATE.search(task)
+    recipient = _RECIPIENT.search(task)
+    recipient_name = recipient["name"] if recipient and not named_frameworks(recipient["name"]) else ""
+    year = _YEAR.search(task)
+    greeting = (f"Dear colleagues at {recipient_name}," if recipient_name and doc.key == "assurance_letter"
+                else _GREETINGS.get(audience, "Dear colleagues,"))
     return TaskReading(text=task, doc=doc, subject_doc=subject_doc, subject=subject_of(task, doc, subject_doc),
-                       audience=audience, greeting=_GREETINGS.get(audience, "Dear colleagues,"),
+                       audience=audience, greeting=greeting, recipient=recipient_name, year=year["year"] if year else "",
                        refs=tuple(extract_citations(task)), frameworks=tuple(named_frameworks(task)),
                        headcount=headcount_in(task), org_kind=org_kind, sector=sector_of(org_kind),
                        date=date.group(0) if date else "")

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: How a step's title reads when its table is split over several steps: "Applicability table, part 2 of 3".
+PART_MARK = ", part "
+
 
 @dataclass(frozen=True)
 class StepTemplate:
@@ -46,3 +49,6 @@ class DocType:
     #: The frameworks (pack keys) this kind of document belongs to, when the task names none;
     #: empty: every enabled framework.
     frameworks: tuple[str, ...] = ()
+    #: False for documents that cite no framework of their own accord (a questionnaire's answers, a
+    #: letter to a customer): only references the task itself names are approved.
+    cites: bool = True

@@ -71,3 +71,8 @@ def clip(text: str, limit: int = 220) -> str:
 def squash(text: str) -> str:
     """Case- and whitespace-insensitive form for comparing quotes."""
     return " ".join(text.lower().replace("\u201c", '"').replace("\u201d", '"').split())
+
+
+def lower_first(phrase: str) -> str:
+    """"Payroll and HR" reads mid-sentence as "payroll and HR"; "CRM for prospects" keeps its capitals."""
+    return phrase[:1].lower() + phrase[1:] if phrase[1:2].islower() else phrase

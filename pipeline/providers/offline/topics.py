@@ -18,9 +18,9 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "return_of_assets": {ISO: ("A.5.11",), NIST: ("PS-4",)},
     "classification": {ISO: ("A.5.12",), NIST: ("RA-2",), SOC2: ("C1.1",)},
     "access_control": {ISO: ("A.5.15",), NIST: ("AC-2",), CSF: ("PR.AA",), SOC2: ("CC6.2",)},
-    "access_rights": {ISO: ("A.5.18",), NIST: ("AC-6",), SOC2: ("CC6.3",)},
-    "authentication": {ISO: ("A.5.17", "A.8.5"), NIST: ("IA-2",)},
-    "privileged_access": {ISO: ("A.8.2",)},
+    "access_rights": {ISO: ("A.5.18",), NIST: ("AC-6",), CSF: ("PR.AA-05",), SOC2: ("CC6.3",)},
+    "authentication": {ISO: ("A.5.17", "A.8.5"), NIST: ("IA-2",), CSF: ("PR.AA-03",)},
+    "privileged_access": {ISO: ("A.8.2",), CSF: ("PR.AA-05",)},
     "context": {ISO: ("4.1", "4.2"), CSF: ("GV.OC",)},
     "isms_scope": {ISO: ("4.3",)},
     "policy": {ISO: ("5.2", "A.5.1"), NIST: ("PL-1",), CSF: ("GV.PO",), SOC2: ("CC5.3",)},
@@ -31,6 +31,10 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "risk_treatment": {ISO: ("6.1.3",), SOC2: ("CC9.1",)},
     "risk_operation": {ISO: ("8.2", "8.3")},
     "records_of_processing": {GDPR: ("Art. 30",)},
+    "processor_records": {GDPR: ("Art. 30(2)",)},
+    "processor_breach": {GDPR: ("Art. 33(2)", "Art. 28")},
+    "storage_limitation": {GDPR: ("Art. 5",), ISO: ("A.5.33",)},
+    "records_protection": {ISO: ("A.5.33",), NIST: ("SI-12",)},
     "controller": {GDPR: ("Art. 24",)},
     "principles": {GDPR: ("Art. 5", "Art. 6")},
     "security_of_processing": {GDPR: ("Art. 32",), ISO: ("A.5.34",)},
@@ -64,7 +68,7 @@ TOPICS: dict[str, dict[str, tuple[str, ...]]] = {
     "documented_information": {ISO: ("7.5",)},
     "change_management": {ISO: ("A.8.32",), NIST: ("CM-3",), SOC2: ("CC8.1",)},
     "monitoring_controls": {ISO: ("A.8.16",), NIST: ("SI-4",), CSF: ("DE.CM",), SOC2: ("CC7.2",)},
-    "physical_access": {ISO: ("A.7.2",), NIST: ("PE-3",), SOC2: ("CC6.4",)},
+    "physical_access": {ISO: ("A.7.2",), NIST: ("PE-3",), CSF: ("PR.AA-06",), SOC2: ("CC6.4",)},
 }
 
 #: Words that show a sentence, a table row or a task is about a topic, for matching the workspace's
