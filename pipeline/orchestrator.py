@@ -27,6 +27,7 @@ from pipeline.requests import (build_executor_request, build_planner_request, bu
                                build_verifier_request)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue
+from pipeline.specifics import SpecificsReader
 from pipeline.task_check import task_framework_warnings
 from pipeline.topology import Topology
 
@@ -53,6 +54,9 @@ class RunSettings:
     research: Research | None = None
     #: Tokens and cost the run may spend (pipeline/budget.py); reaching a limit halts the run.
     budget: Budget = Budget()
+    #: Read each released step and the recap for unsourced specifics (pipeline/specifics):
+    #: advisory events after the release; nothing any model is sent changes.
+    list_specifics: bool = True
 
 
 class StepHalt(Exception):
@@ -94,6 +98,9 @@ class Orchestrator:
         self._stop_reason: str | None = None
         self._spending = Spending(settings.budget)
         self._budget_reason: str | None = None
+        self._specifics = SpecificsReader(self.checks.packs) if settings.list_specifics else None
+        #: The context each step's last executor call was given: its released draft's sources.
+        self._given: dict[int, Context] = {}
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -356,6 +363,21 @@ class Orchestrator:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                    content=outcome.content, warnings=outcome.warnings))
         self._released_steps.add(outcome.index)
+        self._list_specifics(outcome.index, outcome.content, self._given.get(outcome.index))
+
+    def _list_specifics(self, step: int | None, text: str, given: Context | None) -> None:
+        """After a release (or the recap): its specifics against what the executor was given, as
+        an advisory event. It runs once the release is recorded in the queue, and nothing it does,
+        a failure included, can change what was released or what any model is sent."""
+        if self._specifics is None or given is None:
+            return
+        try:
+            listing = self._specifics.read(text or "", given, self.brief)
+        except Exception as exc:  # advisory: a bug here is reported on the record, never a halt
+            log.exception("reading the specifics of step %s failed", step)
+            self._emit(ev.SpecificsListed(step=step, error=f"internal error ({type(exc).__name__})"))
+            return
+        self._emit(ev.SpecificsListed(step=step, unsourced=listing.unsourced, sources=listing.sources))
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the
@@ -415,6 +437,7 @@ class Orchestrator:
         request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
                                          issues=issues, failed_draft=failed_draft,
                                          session_id=self.settings.session_id)
+        self._given[index] = request.payload["context"]
         try:
             completion = await self._call(request)
         except ProviderError as exc:
@@ -470,6 +493,9 @@ class Orchestrator:
                 # and the page shows their findings beside it; it never gets a badge of its own.
                 findings = self.checks.recap_issues(brief, text)
                 self._emit(ev.SummaryReady(summary=text, findings=[i.model_dump() for i in findings]))
+                # The recap restates the steps: read against the executors' own sources, a fact
+                # a step invented stays unsourced when the recap repeats it.
+                self._list_specifics(None, text, self.ctx)
                 return
             error = "the summarizer replied with no text"
         self._emit(ev.SummaryFailed(

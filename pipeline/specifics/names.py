@@ -55,6 +55,7 @@ director lead board committee department office group service services system sy
 record records review plan risk asset assets incident breach notice contact role roles responsibility
 scope purpose summary appendix annex article section step table part chapter clause schedule version
 date status approved approval owner""".split())
+_SOURCE_INITIALS = re.compile(rf"(?P<initials>{_INITIALS})\s*(?P<surname>{_SURNAME})")
 _SOURCE_PAIR = re.compile(rf"(?P<a>{_CAP})(?:\s+(?:{_PARTICLE}\s+)?|,\s+)(?=(?P<b>{_CAP}))")
 
 
@@ -109,17 +110,26 @@ def persons(text: str, *, source: bool = False):
         yield Specific(PERSON, text[start:end].strip(), (start, end), person_keys(given, surname))
 
 
+def _stated(given: str | None, surname: str) -> tuple:
+    """The keys a source's name states: its own, its initial's (a draft's "C. Martin"), and its
+    surname alone (a draft's "Ms Martin")."""
+    last = plain_words(surname).split(" ")[-1]
+    first = plain_words(given).split(" ")[0] if given else ""
+    if not first:
+        return (("person", last, None),)
+    if len(first) == 1:  # an initial alone ("C. Martin") states any first name with that initial
+        return (("person", last, first), ("person", last, first + "!"), ("person", last, None))
+    return (("person", last, first), ("person", last, first[0]), ("person", last, None))
+
+
 def _source_persons(text: str):
     """Every pair of capitalised words, read as a name both ways round, and every surname alone."""
     for m in _SOURCE_PAIR.finditer(text):
         a, b = m.group("a"), m.group("b")
         start, end = m.start("a"), m.start("b") + len(b)
-        keys = (*person_keys(a, b), *person_keys(b, a), ("person", plain_words(b), None),
-                ("person", plain_words(a), None))
-        yield Specific(PERSON, text[start:end], (start, end), keys)
-    for m in re.finditer(rf"(?P<initials>{_INITIALS})\s*(?P<surname>{_SURNAME})", text):
-        yield Specific(PERSON, m.group(0), m.span(), (*person_keys(m.group("initials"), m.group("surname")),
-                                                      ("person", plain_words(m.group("surname")), None)))
+        yield Specific(PERSON, text[start:end], (start, end), (*_stated(a, b), *_stated(b, a)))
+    for m in _SOURCE_INITIALS.finditer(text):
+        yield Specific(PERSON, m.group(0), m.span(), _stated(m.group("initials"), m.group("surname")))
 
 
 def organisation_name(name: str) -> str:
