@@ -17,6 +17,7 @@ from django.utils.text import slugify
 from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
+from beyond_site.exports.specifics import Unsourced, unsourced_of
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs.services import conversation_title
 from beyond_site.runs.selectors import evidence_items, halt_reasons
@@ -70,6 +71,8 @@ class Deliverable:
     recap_findings: list[str] = field(default_factory=list)
     #: A research run's pages: [{"id", "title", "url", "fetched_at", "used"}] (the Sources appendix).
     sources: list[dict] = field(default_factory=list)
+    #: The unsourced specifics, per section and for the recap (exports/specifics.py).
+    unsourced: Unsourced | None = None
 
     @property
     def warnings(self) -> list[tuple[Section, str]]:
@@ -102,7 +105,7 @@ def build(run: Run) -> Deliverable:
         outcome=_outcome(run, sections), counts=_counts(sections),
         run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
         recap_findings=[clean(f"[{f.get('type')}] {f.get('detail')}") for f in run.summary_findings or []],
-        sources=_sources(run))
+        sources=_sources(run), unsourced=unsourced_of(run))
 
 
 def _sources(run: Run) -> list[dict]:
