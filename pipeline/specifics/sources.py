@@ -19,7 +19,7 @@ from pipeline.context import Context
 from pipeline.schemas import Brief
 
 from .extract import find_specifics
-from .found import EMAIL, ORGANISATION, Specific, fold, plain_words
+from .found import ORGANISATION, Specific, fold
 
 MEMORY, FILE, EVIDENCE, CONVERSATION, FRAMEWORK, BRIEF = "memory", "file", "evidence", "conversation", "framework", "brief"
 SOURCE_KINDS = (MEMORY, FILE, EVIDENCE, CONVERSATION, FRAMEWORK, BRIEF)
@@ -85,6 +85,7 @@ class SourceIndex:
         self.sources = sources
         self.keys: dict[tuple, list[Place]] = {}
         self._folded: list[str] | None = None
+        self._words: set[str] = set()
         for n, source in enumerate(sources):
             for specific in find_specifics(source.text, source=True):
                 for key in specific.keys:
@@ -100,6 +101,7 @@ class SourceIndex:
         """Each source's text folded (pipeline/specifics/found.py), made on the first search."""
         if self._folded is None:
             self._folded = [fold(s.text) for s in self.sources]
+            self._words = {word for text in self._folded for word in text.split()}
         return self._folded
 
     def find(self, specific: Specific) -> Place | None:
@@ -107,15 +109,16 @@ class SourceIndex:
         places = [p for key in specific.keys for p in self.keys.get(key, ())]
         if places:
             return min(places, key=lambda p: (p.source, p.start))
-        if specific.kind in (ORGANISATION, EMAIL):
-            return self._search(specific.keys[0][1] if specific.kind == ORGANISATION else plain_words(specific.text))
+        if specific.kind == ORGANISATION:  # a source may name it without its legal form ("Acme")
+            return self._search(specific.keys[0][1])
         return None
 
     def _search(self, words: str) -> Place | None:
-        if not words:
-            return None
+        texts = self.folded()
+        if not words or not self._words.issuperset(words.split(" ")):
+            return None  # a word no source holds: no need to read them
         pattern = re.compile(r"(?<![a-z0-9])" + r"[^a-z0-9]+".join(map(re.escape, words.split(" "))) + r"(?![a-z0-9])")
-        for n, text in enumerate(self.folded()):
+        for n, text in enumerate(texts):
             m = pattern.search(text)
             if m:
                 return Place(n, *m.span())

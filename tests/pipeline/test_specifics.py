@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.unsourced import measure
 from pipeline.context import Context, Document, Evidence, FrameworkEntry, HistoryMessage, ReleasedStep
 from pipeline.schemas import Brief
 from pipeline.specifics import SourceIndex, find_specifics, list_specifics
@@ -132,3 +133,10 @@ def test_a_long_passage_is_cut_around_the_specific():
 
 def test_the_same_specific_written_twice_is_listed_once():
     assert unsourced("Within 72 hours. Again: within 72 hours.") == ["72 hours"]
+
+
+def test_the_benchmark_meets_its_targets_on_a_small_draw():
+    result = measure(cases_per_kind=12, seed=7)
+    for kind, row in result["by_kind"].items():
+        assert row["listed"] / row["invented"] >= .95, kind
+        assert row["wrong"] / row["faithful"] <= .05, kind
