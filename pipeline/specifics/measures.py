@@ -109,14 +109,18 @@ def amounts(text: str, *, source: bool = False):
 
 
 # -- counts of things ----------------------------------------------------------------------------
-#: Words after a number that make it no fact of its own: grammar, and the document's own structure.
+#: Words after a number that make it no fact of its own: grammar, the document's own structure, and
+#: the run's own vocabulary (a recap's "6 passed", "4 references").
 _NOT_A_THING = set("""a an the of to and or but per is are was were be been in on at by for from with as that
-which who than times x more less fewer other others out percent of each main following above below
+which who than times x more less fewer other others out percent of each main following above below after
+before during into onto among between about across against without
 step steps section sections item items point points part parts page pages row rows column columns table tables
 figure figures appendix appendices annex annexes phase phases stage stages option options level levels tier
 tiers question questions chapter chapters paragraph paragraphs line lines example examples case cases bullet
 bullets clause clauses article articles control controls requirement requirements criterion criteria principle
-principles category categories domain domains theme themes heading headings area areas key""".split())
+principles category categories domain domains theme themes heading headings area areas key
+passed failed released halted warning warnings reference references citation citations issue issues finding
+findings attempt attempts draft drafts re-render re-renders""".split())
 #: Words that qualify a noun rather than name the thing counted ("37 full-time staff").
 _QUALIFIERS = set("""new full-time part-time additional active external internal permanent temporary current
 existing former dedicated separate distinct different named authorised authorized critical key major minor
