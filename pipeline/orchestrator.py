@@ -101,6 +101,7 @@ class Orchestrator:
         self._specifics = SpecificsReader(self.checks.packs) if settings.list_specifics else None
         #: The context each step's last executor call was given: its released draft's sources.
         self._given: dict[int, Context] = {}
+        self._sources_indexed: asyncio.Future | None = None
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -230,7 +231,7 @@ class Orchestrator:
                 continue
             if task is None or not task.done() or task.cancelled() or task.exception() or task.result().halted:
                 break
-            self._release(step, task.result())
+            await self._release(step, task.result())
         reason = self._budget_reason or "budget: reached"
         unreleased = [s.index for s in self.brief.steps if s.index not in self._released_steps] if self.brief else []
         if unreleased:
@@ -349,6 +350,7 @@ class Orchestrator:
     async def _render_and_release(self, brief: Brief) -> bool:
         """Start every step, release in order; False when the run halted."""
         semaphore = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._index_sources(brief)
         for step in brief.steps:
             self._step_tasks[step.index] = asyncio.create_task(self._step(brief, step.index, semaphore))
         for step in brief.steps:
@@ -356,22 +358,33 @@ class Orchestrator:
             if outcome.halted:
                 await self._halt_from(brief, outcome)
                 return False
-            self._release(step, outcome)
+            await self._release(step, outcome)
         return True
 
-    def _release(self, step, outcome: StepOutcome) -> None:
+    def _index_sources(self, brief: Brief) -> None:
+        """Index what the executors are given (the run's context and its brief) on a thread while
+        the steps render: on a large context this is the costly part of the reading, and the event
+        loop, which may be serving pages, stays free meanwhile."""
+        if self._specifics is not None:
+            self._sources_indexed = asyncio.ensure_future(asyncio.to_thread(self._specifics.index, self.ctx, brief))
+
+    async def _release(self, step, outcome: StepOutcome) -> None:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                    content=outcome.content, warnings=outcome.warnings))
         self._released_steps.add(outcome.index)
-        self._list_specifics(outcome.index, outcome.content, self._given.get(outcome.index))
+        await self._list_specifics(outcome.index, outcome.content, self._given.get(outcome.index))
 
-    def _list_specifics(self, step: int | None, text: str, given: Context | None) -> None:
+    async def _list_specifics(self, step: int | None, text: str, given: Context | None) -> None:
         """After a release (or the recap): its specifics against what the executor was given, as
-        an advisory event. It runs once the release is recorded in the queue, and nothing it does,
-        a failure included, can change what was released or what any model is sent."""
+        an advisory event. It runs once the release is in the queue, and nothing it does, a
+        failure included, can change what was released or what any model is sent. The context was
+        indexed on a thread while the steps rendered (`_index_sources`); reading one step is
+        quick."""
         if self._specifics is None or given is None:
             return
         try:
+            if self._sources_indexed is not None and not self._sources_indexed.done():
+                await self._sources_indexed  # only when the steps came faster than the index
             listing = self._specifics.read(text or "", given, self.brief)
         except Exception as exc:  # advisory: a bug here is reported on the record, never a halt
             log.exception("reading the specifics of step %s failed", step)
@@ -495,7 +508,7 @@ class Orchestrator:
                 self._emit(ev.SummaryReady(summary=text, findings=[i.model_dump() for i in findings]))
                 # The recap restates the steps: read against the executors' own sources, a fact
                 # a step invented stays unsourced when the recap repeats it.
-                self._list_specifics(None, text, self.ctx)
+                await self._list_specifics(None, text, self.ctx)
                 return
             error = "the summarizer replied with no text"
         self._emit(ev.SummaryFailed(
