@@ -207,6 +207,19 @@ class SummaryReady(Payload):
     findings: list[dict] = field(default_factory=list)
 
 
+@_event("specifics_listed")
+class SpecificsListed(Payload):
+    """Advisory (docs/verifier-contract.md, "Unsourced specifics"): the specifics of a released
+    step, or of the recap (`step` None), read against what the executor was given. It never holds
+    a release back and never joins a verdict. `unsourced`: [{"text", "kind"}]; `sources`:
+    [{"kind", "ref", "text", "specifics"}]; `error`: why the reading failed, when it did."""
+
+    step: int | None
+    unsourced: list[dict] = field(default_factory=list)
+    sources: list[dict] = field(default_factory=list)
+    error: str | None = None
+
+
 @_event("summary_failed")
 class SummaryFailed(Payload):
     error: str
@@ -281,6 +294,7 @@ RESEARCH_STARTED, SEARCH_DONE, RESEARCH_DONE = ResearchStarted.TYPE, SearchDone.
 PAGE_FETCHED, PAGE_REFUSED, EVIDENCE_COLLECTED = PageFetched.TYPE, PageRefused.TYPE, EvidenceCollected.TYPE
 RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
 RUN_CANCELLED, RUN_DECLINED = RunCancelled.TYPE, RunDeclined.TYPE
+SPECIFICS_LISTED = SpecificsListed.TYPE
 
 FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED, RUN_DECLINED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})

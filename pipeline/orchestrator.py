@@ -32,6 +32,7 @@ from pipeline.requests import (build_executor_request, build_planner_request, bu
                                build_verifier_request)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue
+from pipeline.specifics import SpecificsReader
 from pipeline.task_check import task_framework_warnings, unread_file_warnings
 from pipeline.topology import Topology
 
@@ -58,6 +59,9 @@ class RunSettings:
     research: Research | None = None
     #: Tokens and cost the run may spend (pipeline/budget.py); reaching a limit halts the run.
     budget: Budget = Budget()
+    #: Read each released step and the recap for unsourced specifics (pipeline/specifics):
+    #: advisory events after the release; nothing any model is sent changes.
+    list_specifics: bool = True
 
 
 class StepHalt(Exception):
@@ -103,6 +107,10 @@ class Orchestrator:
         # say is not taken for a model (a pass it gives is shown for no more than it is).
         self._checked_by = (badges.BY_MODEL if getattr(providers["verifier"], "language_model", False)
                             else badges.MECHANICAL)
+        self._specifics = SpecificsReader(self.checks.packs) if settings.list_specifics else None
+        #: The context each step's last executor call was given: its released draft's sources.
+        self._given: dict[int, Context] = {}
+        self._sources_indexed: asyncio.Future | None = None
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -237,7 +245,7 @@ class Orchestrator:
                 continue
             if task is None or not task.done() or task.cancelled() or task.exception() or task.result().halted:
                 break
-            self._release(step, task.result())
+            await self._release(step, task.result())
         reason = self._budget_reason or "budget: reached"
         unreleased = [s.index for s in self.brief.steps if s.index not in self._released_steps] if self.brief else []
         if unreleased:
@@ -356,6 +364,7 @@ class Orchestrator:
     async def _render_and_release(self, brief: Brief) -> bool:
         """Start every step, release in order; False when the run halted."""
         semaphore = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._index_sources(brief)
         for step in brief.steps:
             self._step_tasks[step.index] = asyncio.create_task(self._step(brief, step.index, semaphore))
         for step in brief.steps:
@@ -363,13 +372,39 @@ class Orchestrator:
             if outcome.halted:
                 await self._halt_from(brief, outcome)
                 return False
-            self._release(step, outcome)
+            await self._release(step, outcome)
         return True
 
-    def _release(self, step, outcome: StepOutcome) -> None:
+    def _index_sources(self, brief: Brief) -> None:
+        """Index what the executors are given (the run's context and its brief) on a thread while
+        the steps render: on a large context this is the costly part of the reading, and the event
+        loop, which may be serving pages, stays free meanwhile."""
+        if self._specifics is not None:
+            self._sources_indexed = asyncio.ensure_future(asyncio.to_thread(self._specifics.index, self.ctx, brief))
+
+    async def _release(self, step, outcome: StepOutcome) -> None:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                    content=outcome.content, warnings=outcome.warnings, checked_by=self._checked_by))
         self._released_steps.add(outcome.index)
+        await self._list_specifics(outcome.index, outcome.content, self._given.get(outcome.index))
+
+    async def _list_specifics(self, step: int | None, text: str, given: Context | None) -> None:
+        """After a release (or the recap): its specifics against what the executor was given, as
+        an advisory event. It runs once the release is in the queue, and nothing it does, a
+        failure included, can change what was released or what any model is sent. The context was
+        indexed on a thread while the steps rendered (`_index_sources`); reading one step is
+        quick."""
+        if self._specifics is None or given is None:
+            return
+        try:
+            if self._sources_indexed is not None and not self._sources_indexed.done():
+                await self._sources_indexed  # only when the steps came faster than the index
+            listing = self._specifics.read(text or "", given, self.brief)
+        except Exception as exc:  # advisory: a bug here is reported on the record, never a halt
+            log.exception("reading the specifics of step %s failed", step)
+            self._emit(ev.SpecificsListed(step=step, error=f"internal error ({type(exc).__name__})"))
+            return
+        self._emit(ev.SpecificsListed(step=step, unsourced=listing.unsourced, sources=listing.sources))
 
     async def _halt_from(self, brief: Brief, outcome: StepOutcome) -> None:
         # Later steps may still be mid-call: stop them and let them settle first, so that the
@@ -430,6 +465,7 @@ class Orchestrator:
         request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
                                          issues=issues, failed_draft=failed_draft,
                                          session_id=self.settings.session_id)
+        self._given[index] = request.payload["context"]
         try:
             completion = await self._call(request)
         except ProviderError as exc:
@@ -485,6 +521,9 @@ class Orchestrator:
                 # and the page shows their findings beside it; it never gets a badge of its own.
                 findings = self.checks.recap_issues(brief, text)
                 self._emit(ev.SummaryReady(summary=text, findings=[i.model_dump() for i in findings]))
+                # The recap restates the steps: read against the executors' own sources, a fact
+                # a step invented stays unsourced when the recap repeats it.
+                await self._list_specifics(None, text, self.ctx)
                 return
             error = "the summarizer replied with no text"
         self._emit(ev.SummaryFailed(

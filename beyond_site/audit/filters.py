@@ -48,6 +48,7 @@ class RunFilterForm(forms.Form):
     model = forms.CharField(required=False, max_length=200, label="Model (any role)",
                             widget=forms.TextInput(attrs={"placeholder": "e.g. glm"}))
     q = forms.CharField(required=False, max_length=500, label="Task contains")
+    unsourced = forms.BooleanField(required=False, label="With unsourced specifics")
 
     def clean(self):
         data = super().clean()
@@ -100,4 +101,6 @@ def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
         runs = runs.filter(match)
     if f.get("q"):
         runs = runs.filter(task__icontains=f["q"])
+    if f.get("unsourced"):
+        runs = runs.filter(unsourced_count__gt=0)
     return runs.order_by("-created_at", "-id"), form

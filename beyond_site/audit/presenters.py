@@ -17,6 +17,7 @@ from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs import verification
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
+from beyond_site.runs.unsourced import mark_unsourced, specifics_view
 
 STATUS_LABELS = {Step.HALTED: "halted", Step.NOT_RELEASED: "not released", Step.PENDING: "pending"}
 
@@ -214,7 +215,9 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
         steps.append({**step, "label": step_label(status, badge), "css": badge or status, **note,
                       "tip": verification.badge_tip(badge),
                       # Rendered by the chat's own renderer, so the auditor reads what the member read.
-                      "html": (mark_sources(markdown_to_html(step["content"]), sources)
-                               if step["content"] is not None else None),
+                      "html": (mark_unsourced(mark_sources(markdown_to_html(step["content"]), sources),
+                                              step["unsourced"]) if step["content"] is not None else None),
+                      "specifics": (specifics_view(step["unsourced"], step["sources"])
+                                    if step["specifics_read"] else None),
                       "attempts": attempt_views(step["attempts"])})
     return steps

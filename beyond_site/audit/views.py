@@ -22,6 +22,7 @@ from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ModelCall, Run
 from beyond_site.runs.selectors import run_events, run_trace
+from beyond_site.runs.unsourced import specifics_view
 from beyond_site.workspaces.access import READ, require_membership
 
 PAGE_SIZE = 50
@@ -70,6 +71,7 @@ def run_detail(request, slug: str, run_id: int):
         "calls": presenters.call_rows(run.model_calls.order_by("id")), "events": presenters.event_rows(events),
         "conversation": presenters.conversation_link(run),
         "research": research_summary(events), "facts": presenters.run_facts(run),
+        "recap_specifics": specifics_view(run.summary_unsourced, run.summary_sources),
     })
 
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.template import engines
 
 from pipeline import events as ev
-from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, run_view, tail_view
+from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, changed_steps, recap_changed, run_view, tail_view
 from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.access import LIVE_FIELDS, readable_run
 from beyond_site.runs.models import Run, RunEvent
@@ -92,7 +92,8 @@ def since(run: Run, last_seq: int) -> Pushed:
 def _since(run: Run, new: list[NewEvent]) -> Pushed:
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
-    rv = run_view(run.pk) if types & WHOLE_RUN or run.research else tail_view(run, new)
+    whole = types & WHOLE_RUN or run.research or recap_changed(new)
+    rv = run_view(run.pk) if whole else tail_view(run, new)
     last = max(rv.last_seq, new[-1].seq)
     if rv.finished:
         return _render("chat/_run.html", rv), last, True
@@ -100,11 +101,11 @@ def _since(run: Run, new: list[NewEvent]) -> Pushed:
     if ev.BRIEF_READY in types:  # the plan: every step, pending
         parts.append(_render("chat/_steps.html", rv))
     else:
-        changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
+        changed = changed_steps(new)
         parts += [_render("chat/_step.html", rv, s=s) for s in rv.steps if s.index in changed]
     if types & set(PROGRESS_TYPES):
         parts.append(_render("chat/_progress.html", rv))
-    if types & {ev.SUMMARY_READY, ev.SUMMARY_FAILED}:
+    if recap_changed(new):
         parts.append(_render("chat/_recap.html", rv))
     # A source is "used" once a released step cites it: each release may change the panel.
     if types & {ev.EVIDENCE_COLLECTED, ev.BRIEF_READY, ev.STEP_RELEASED} and run.research:

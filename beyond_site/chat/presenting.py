@@ -18,6 +18,7 @@ from beyond_site.runs import verification
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
+from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
 from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
@@ -77,6 +78,8 @@ class StepView:
     warnings: list[str] = field(default_factory=list)
     html: str = ""
     halt_reason: str = ""
+    #: Its unsourced specifics and sources (runs/unsourced.py); None when not read.
+    specifics: SpecificsView | None = None
 
     @property
     def badge_label(self) -> str:
@@ -106,6 +109,8 @@ class RunView:
     retried: bool = False
     #: Who checked the released steps, in words (runs/verification.py); "" while none is released.
     verification_text: str = ""
+    #: The recap's unsourced specifics and sources (runs/unsourced.py); None when not read.
+    recap_specifics: SpecificsView | None = None
 
     @property
     def declined_reason(self) -> str:
@@ -162,7 +167,9 @@ def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView
     view = StepView(index=step.index, title=step.title, status=step.status)
     if step.status == Step.RELEASED:
         view.badge, view.warnings = verification.shown_badge(step.badge, checked), list(step.warnings or [])
-        view.html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))
+        html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))
+        view.html = mark_unsourced(html, step.unsourced)
+        view.specifics = specifics_view(step.unsourced, step.sources)
     elif step.status == Step.HALTED:
         view.badge, view.halt_reason = badges.HALTED, halt_reasons.get(step.index, "")
     return view
@@ -189,9 +196,11 @@ def _view(rows: _RunRows) -> RunView:
                if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
     return RunView(run=run, status=page_status(run.status), steps=steps,
                    progress=progress_text(rows.latest, len(steps), released),
-                   recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
+                   recap_html=mark_unsourced(markdown_to_html(run.summary), run.summary_unsourced),
+                   warnings=list(run.warnings or []),
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
-                   sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification))
+                   sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification),
+                   recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources))
 
 
 def run_views(run_ids) -> dict[int, RunView]:
@@ -240,12 +249,24 @@ def run_view(run_id: int) -> RunView:
     return _view(_RunRows(run=run, last_seq=last or 0, steps=steps, latest=latest, halts=halts, sources=sources))
 
 
+def changed_steps(new) -> set[int]:
+    """The steps whose card the events `new` change: released, halted, not released, or given
+    their specifics (which may come in a batch after their release)."""
+    return {e.payload.step for e in new
+            if e.type in ev.STEP_TYPES or (e.type == ev.SPECIFICS_LISTED and e.data.get("step") is not None)}
+
+
+def recap_changed(new) -> bool:
+    return any(e.type in (ev.SUMMARY_READY, ev.SUMMARY_FAILED)
+               or (e.type == ev.SPECIFICS_LISTED and e.data.get("step") is None) for e in new)
+
+
 def tail_view(run: Run, new: list[RunEvent]) -> RunView:
     """What the frequent events change (the steps, the progress line), read without rebuilding the
     whole run: from `run` (its live fields, as just read) and its steps, in one query. `steps`
     holds the steps those events changed: all of them when the brief has just planned them."""
     planned = any(e.type == ev.BRIEF_READY for e in new)
-    changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
+    changed = changed_steps(new)
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
     all_steps = list(Step.objects.filter(run_id=run.pk).order_by("index"))
     steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]

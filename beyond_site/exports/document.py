@@ -17,6 +17,7 @@ from django.utils.text import slugify
 from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
+from beyond_site.exports.specifics import Unsourced, unsourced_of
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs import verification
 from beyond_site.runs.queue import conversation_title
@@ -81,6 +82,8 @@ class Deliverable:
     checked_by: str = ""
     #: What the badges mean: the pass, "checked mechanically", or both (`meaning_of`).
     meaning: list[str] = field(default_factory=list)
+    #: The unsourced specifics, per section and for the recap (exports/specifics.py).
+    unsourced: Unsourced | None = None
 
     @property
     def warnings(self) -> list[tuple[Section, str]]:
@@ -125,7 +128,7 @@ def build(run: Run) -> Deliverable:
         run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
         recap_findings=[clean(f"[{f.get('type')}] {f.get('detail')}") for f in run.summary_findings or []],
         sources=_sources(run), checked_by=verification.words(run.verification),
-        meaning=meaning_of(sections))
+        meaning=meaning_of(sections), unsourced=unsourced_of(run))
 
 
 def meaning_of(sections: list[Section]) -> list[str]:

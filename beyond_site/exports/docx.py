@@ -19,6 +19,7 @@ from docx.text.run import Run
 
 from pipeline import badges
 from beyond_site.exports.blocks import BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading
+from beyond_site.exports import specifics
 from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, WARNING_AUTHOR, Deliverable,
                                           Section, offline_note)
 
@@ -42,6 +43,14 @@ def write(deliverable: Deliverable, target) -> None:
         doc.add_paragraph(SOURCES_NOTE)
         _plain_table(doc, ["ID", "Title", "Address", "Fetched (UTC)", "Use"],
                      [[s["id"], s["title"], s["url"], s["fetched_at"], s["used"]] for s in deliverable.sources])
+    if deliverable.unsourced and deliverable.unsourced.shown:
+        doc.add_heading(specifics.HEADING, level=1)
+        doc.add_paragraph(specifics.NOTE)
+        doc.add_paragraph(specifics.summary_line(deliverable.unsourced))
+        if deliverable.unsourced.rows:
+            _plain_table(doc, specifics.HEADER, deliverable.unsourced.rows)
+        if deliverable.unsourced.unread:
+            doc.add_paragraph(specifics.unread_line(deliverable.unsourced))
     doc.save(target)
 
 

@@ -13,6 +13,7 @@ from pipeline import badges
 from beyond_site.exports.blocks import (
     BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading,
 )
+from beyond_site.exports import specifics
 from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
                                           offline_note)
 
@@ -188,4 +189,10 @@ def write(deliverable: Deliverable) -> str:
         out += table([["ID", "Title", "Address", "Fetched (UTC)", "Use"]],
                      [[text(s["id"]), text(s["title"]), text(s["url"]), text(s["fetched_at"]), text(s["used"])]
                       for s in d.sources])
+    if d.unsourced and d.unsourced.shown:
+        out += ["", "## " + specifics.HEADING, "", text(specifics.NOTE), "", text(specifics.summary_line(d.unsourced))]
+        if d.unsourced.rows:
+            out += ["", *table([specifics.HEADER], [[text(cell) for cell in row] for row in d.unsourced.rows])]
+        if d.unsourced.unread:
+            out += ["", text(specifics.unread_line(d.unsourced))]
     return "\n".join(out) + "\n"

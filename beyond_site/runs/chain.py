@@ -130,6 +130,7 @@ class _Expected:
     released: dict = dataclasses.field(default_factory=dict)  # step -> (seq, fp)
     brief: tuple | None = None  # (seq, brief)
     summary: tuple | None = None  # (seq, summary, findings)
+    specifics: dict = dataclasses.field(default_factory=dict)  # step (None: the recap) -> (seq, fp, count)
     final: tuple | None = None  # (seq, type, reason, at)
     topology: dict | None = None  # run_started's: who checked a release recorded before it said so
     checkers: list = dataclasses.field(default_factory=list)  # per release, who checked it
@@ -153,6 +154,8 @@ class _Expected:
                                                         for s in p.brief.get("steps", [])])
         elif type_ == ev.SUMMARY_READY:
             self.summary = (seq, _fingerprint(p.summary, p.findings))
+        elif type_ == ev.SPECIFICS_LISTED and p.error is None:
+            self.specifics[p.step] = (seq, _fingerprint(p.unsourced, p.sources), len(p.unsourced))
         elif type_ in FINAL_STATUS:
             self.final = (seq, type_, getattr(p, "reason", None))
 
@@ -264,6 +267,9 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
                                             "warnings", "released_at")}
     _compare(report, "the release of step", expected.released,
              {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
+    _compare(report, "the unsourced specifics of step", _specifics_of_released(expected),
+             {index: _fingerprint(unsourced, sources) for index, unsourced, sources in Step.objects.filter(
+                 run_id=run.pk, status=Step.RELEASED).exclude(unsourced=None).values_list("index", "unsourced", "sources")})
     planned = {index: (title, spec) for index, title, spec in (expected.brief[2] if expected.brief else [])}
     for index, (title, spec, *_rest) in steps.items():
         if planned.get(index) != (title, spec):
@@ -292,10 +298,29 @@ def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
     brief_seq, brief_fp = (expected.brief or (None, _fingerprint(None)))[:2]
     if _fingerprint(brief) != brief_fp:
         report.problems.append(f"the run's brief does not match {f'event {brief_seq}' if brief_seq else 'its events'}")
+    _check_recap_specifics(run, report, expected)
     summary_seq, summary_fp = expected.summary or (None, _fingerprint(None, []))
     if _fingerprint(summary, findings or []) != summary_fp:
         report.problems.append(
             f"the run's recap does not match {f'event {summary_seq}' if summary_seq else 'its events'}")
+
+
+def _specifics_of_released(expected: _Expected) -> dict:
+    """The specifics events the recorder wrote beside a released step (it ignores the others)."""
+    return {step: (seq, fp) for step, (seq, fp, _) in expected.specifics.items()
+            if step is not None and step in expected.released}
+
+
+def _check_recap_specifics(run: Run, report: RunReport, expected: _Expected) -> None:
+    """The recap's unsourced specifics and the run's count of them, against their events."""
+    unsourced, sources, count = Run.objects.filter(pk=run.pk).values_list(
+        "summary_unsourced", "summary_sources", "unsourced_count").get()
+    seq, fp, _ = expected.specifics.get(None, (None, _fingerprint(None, None), 0))
+    if _fingerprint(unsourced, sources) != fp:
+        report.problems.append(f"the recap's unsourced specifics do not match {f'event {seq}' if seq else 'its events'}")
+    counted = sum(n for step, (_, _, n) in expected.specifics.items() if step is None or step in expected.released)
+    if count != counted:
+        report.problems.append(f"the run's count of unsourced specifics ({count}) does not match its events ({counted})")
 
 
 def _check_contexts(report: RunReport, shas: set[str]) -> None:

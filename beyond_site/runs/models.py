@@ -66,6 +66,11 @@ class Run(models.Model):
     #: The mechanical checks' findings on the recap (issues as dicts): shown beside it, never hidden.
     summary_findings = models.JSONField(default=list, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    #: Unsourced specifics (docs/verifier-contract.md): how many the released steps and the recap
+    #: hold, for the run list and its filter; and the recap's own list and sources (null: not read).
+    unsourced_count = models.PositiveIntegerField(default=0)
+    summary_unsourced = models.JSONField(null=True, blank=True)
+    summary_sources = models.JSONField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -122,6 +127,11 @@ class Step(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     content = models.TextField(null=True, blank=True)
     released_at = models.DateTimeField(null=True, blank=True)
+    #: The released content's specifics found in none of the executor's sources ([{"text", "kind"}]),
+    #: and the passages the others came from ([{"kind", "ref", "text", "specifics"}]); null: not read
+    #: (a run from before the reading, or a reading that failed). Advisory: never a verdict.
+    unsourced = models.JSONField(null=True, blank=True)
+    sources = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["run_id", "index"]

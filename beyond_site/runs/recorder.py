@@ -10,6 +10,7 @@ import dataclasses
 
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from pipeline import events as ev
@@ -23,7 +24,7 @@ from beyond_site.runs.scrubbing import Scrubber
 from beyond_site.runs.verification import combined, step_checker
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
-HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY})
+HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY, ev.SPECIFICS_LISTED})
 
 
 def stop_reason(username: str | None) -> str:
@@ -49,6 +50,11 @@ _STEP_IDS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).values_
 _RELEASE = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"), status=Step.PENDING),
                           status=Step.RELEASED, badge=Param("badge"), content=Param("content"),
                           warnings=Param("warnings"), released_at=Param("at"))
+_STEP_SPECIFICS = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"),
+                                                             status=Step.RELEASED),
+                                  unsourced=Param("unsourced"), sources=Param("sources"))
+_RECAP_SPECIFICS = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary_unsourced=Param("unsourced"),
+                                  summary_sources=Param("sources"))
 _SET_WARNINGS = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), warnings=Param("warnings"))
 _SET_BRIEF = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), brief=Param("brief"))
 _SET_SUMMARY = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary=Param("summary"),
@@ -222,6 +228,18 @@ class EventRecorder:
         if verification != self.verification:  # written at the first release, and again only if it changes
             self.verification = verification
             _SET_VERIFICATION(run_id=self.run.pk, verification=verification)
+
+    def _on_specifics_listed(self, p: ev.SpecificsListed, row: RunEvent) -> None:
+        """Advisory: the step's (or the recap's) specifics beside its content; a reading that failed
+        leaves them unread (null), as on a run from before the reading."""
+        if p.error is not None:
+            return
+        if p.step is None:
+            _RECAP_SPECIFICS(run_id=self.run.pk, unsourced=p.unsourced, sources=p.sources)
+        elif _STEP_SPECIFICS(run_id=self.run.pk, index=p.step, unsourced=p.unsourced, sources=p.sources) != 1:
+            return  # no released step of that index: nothing to annotate, nothing to count
+        if p.unsourced:
+            Run.objects.filter(pk=self.run.pk).update(unsourced_count=F("unsourced_count") + len(p.unsourced))
 
     def _on_step_halted(self, p: ev.StepHalted, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, index=p.step).update(status=Step.HALTED)

@@ -22,6 +22,10 @@ def step_dict(step: Step) -> dict:
         "badge": step.badge if released else None,
         "warnings": list(step.warnings or []),
         "content": step.content if released else None,
+        # Unsourced specifics (docs/interfaces.md): advisory, never part of a verdict.
+        "unsourced": list(step.unsourced or []) if released else [],
+        "sources": list(step.sources or []) if released else [],
+        "specifics_read": released and step.unsourced is not None,
         "attempts": [
             {
                 "attempt": a.attempt,
@@ -73,6 +77,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "task": run.task,
             "offline": run.offline,
             "warnings": list(run.warnings or []),
+            "unsourced_count": run.unsourced_count,
             "created_at": iso(run.created_at),
             "finished_at": iso(run.finished_at) if run.finished_at else None,
         },
@@ -80,6 +85,8 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         "steps": [step_dict(s) for s in steps],
         "summary": run.summary,
         "summary_findings": list(run.summary_findings or []),
+        "summary_unsourced": list(run.summary_unsourced or []),
+        "summary_sources": list(run.summary_sources or []),
         "model_calls": [
             {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
              "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s,

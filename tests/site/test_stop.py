@@ -104,6 +104,10 @@ def test_after_the_click_a_release_is_not_recorded(workspace, alice):
     with pytest.raises(StopRequested, match="stopped by alice"):
         recorder.record(Event(ev.StepReleased(step=1, title="Part 1", badge="passed", content="Late.")))
     assert not Step.objects.filter(run=run, status=Step.RELEASED).exists()
+    # Its specifics, read after the release, are held back with it: nothing is shown after the click.
+    with pytest.raises(StopRequested):
+        recorder.record(Event(ev.SpecificsListed(step=1, unsourced=[{"text": "72 hours", "kind": "duration"}])))
+    assert not run.events.filter(type=ev.SPECIFICS_LISTED).exists()
     recorder.record(Event(ev.RunCancelled(reason="stopped by alice")))  # the end itself is recorded
     assert Run.objects.get(pk=run.pk).status == Run.CANCELLED
 

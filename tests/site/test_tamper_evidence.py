@@ -313,9 +313,9 @@ def test_runs_recorded_before_the_chain_existed_are_chained_by_the_migration(run
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate([("runs", "0004_tamper_evidence")])
-    executor = MigrationExecutor(connection)  # and on to today's schema, which verify reads
+    executor = MigrationExecutor(connection)  # then up to date: the later columns hold their defaults
     executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes("runs"))
+    executor.migrate(executor.loader.graph.leaf_nodes())
     code, out = verify()
     assert code == 0, out
     assert list(WorkspaceLedger.objects.order_by("seq").values_list("run_id", flat=True)) == [r.pk for r in runs]
@@ -402,3 +402,15 @@ def test_a_run_being_written_verifies_clean_and_its_rows_wait_for_its_end(acme, 
 def test_a_finished_run_whose_status_was_set_back_to_running_is_caught(runs):
     sql("UPDATE runs_run SET status = 'running' WHERE id = %s", [runs[0].pk])
     assert_caught(runs[0], "ledger")
+
+
+def test_edited_unsourced_specifics_are_caught(acme, tmp_path):
+    trace = run_task(tmp_path, {1: {"executor": ["Notify within 72 hours; Marc Dubois leads."], "verifier": [PASS]}})
+    run = Run.objects.get(pk=trace["run"]["id"])
+    assert trace["steps"][0]["unsourced"] and run.unsourced_count == 2
+    assert verify()[0] == 0
+    sql("UPDATE runs_step SET unsourced = %s WHERE run_id = %s", [json.dumps([]), run.pk])
+    sql("UPDATE runs_run SET unsourced_count = 0 WHERE id = %s", [run.pk])
+    line = assert_caught(run, "the unsourced specifics of step 1 does not match event",
+                         "the run's count of unsourced specifics (0) does not match its events (2)")
+    assert "recap" not in line

@@ -96,13 +96,6 @@ DATA_CATEGORIES = (("health data", r"health data|patient record|medical record|p
 
 
 @dataclass(frozen=True)
-class Person:
-    name: str
-    title: str  # the role as the workspace writes it ("Head of IT Operations")
-    source: str
-
-
-@dataclass(frozen=True)
 class Service:
     name: str
     purpose: str

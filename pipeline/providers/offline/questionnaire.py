@@ -55,15 +55,15 @@ def _from_task(task: str) -> list[Question]:
 
 def _from_tables(reading: Reading) -> Questions | None:
     """The questions of the first table with a question column, uploads (attached to the task) first."""
-    for table in reading.tables:
-        column = next((i for i, h in enumerate(table.header) if _QUESTION_HEADER.search(h)), None)
+    for sheet in reading.tables:
+        column = next((i for i, h in enumerate(sheet.header) if _QUESTION_HEADER.search(h)), None)
         if column is None:
             continue
-        number = next((i for i, h in enumerate(table.header) if _NUMBER_HEADER.match(h.strip())), None)
+        number = next((i for i, h in enumerate(sheet.header) if _NUMBER_HEADER.match(h.strip())), None)
         items = [Question(row[number].strip() if number is not None and row[number].strip() else str(n), row[column].strip())
-                 for n, row in enumerate(table.rows, 1) if row[column].strip()]
+                 for n, row in enumerate(sheet.rows, 1) if row[column].strip()]
         if items:
-            return Questions(tuple(items), table.source)
+            return Questions(tuple(items), sheet.source)
     return None
 
 
