@@ -1,0 +1,2 @@
+def write(d, target):
+    raise NotImplementedError
