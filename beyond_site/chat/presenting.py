@@ -18,6 +18,7 @@ from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
+from beyond_site.runs.versions import DocumentVersion, document_versions
 from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
@@ -103,6 +104,8 @@ class RunView:
     sources: list[SourceView] = field(default_factory=list)
     #: Run again already (a run is run again once: the new run has its own button).
     retried: bool = False
+    #: The run's version of its conversation's document (runs/versions.py), once it has finished.
+    document: DocumentVersion | None = None
 
     @property
     def finished(self) -> bool:
@@ -166,7 +169,7 @@ class _RunRows:
     sources: list[SourceView] = field(default_factory=list)
 
 
-def _view(rows: _RunRows) -> RunView:
+def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
     run = rows.run
     steps = [step_view(s, rows.halts, rows.sources) for s in rows.steps]
     released = sum(1 for s in steps if s.status == Step.RELEASED)
@@ -176,7 +179,7 @@ def _view(rows: _RunRows) -> RunView:
                    progress=progress_text(rows.latest, len(steps), released),
                    recap_html=markdown_to_html(run.summary), warnings=list(run.warnings or []),
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
-                   sources=rows.sources, retried=run.retried)
+                   sources=rows.sources, retried=run.retried, document=document)
 
 
 def run_views(run_ids) -> dict[int, RunView]:
@@ -200,8 +203,10 @@ def run_views(run_ids) -> dict[int, RunView]:
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
+    documents = document_versions(r for r in runs.values() if r.is_finished)
     return {run_id: _view(_RunRows(run=runs[run_id], last_seq=last_seqs.get(run_id) or 0, steps=steps[run_id],
-                                   latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])))
+                                   latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])),
+                          documents.get(run_id))
             for run_id in ids if run_id in runs}
 
 
@@ -232,8 +237,9 @@ def run_view(run_id: int) -> RunView:
         elif run.research:
             sources = source_views(e.payload.items, run.brief)
     latest = _LATEST_PROGRESS.instances(run_id=run_id)
+    document = document_versions([run])[run.pk] if run.is_finished else None
     return _view(_RunRows(run=run, last_seq=last[0] if last else 0, steps=_STEPS.instances(run_id=run_id),
-                          latest=latest[0] if latest else None, halts=halts, sources=sources))
+                          latest=latest[0] if latest else None, halts=halts, sources=sources), document)
 
 
 def tail_view(run: Run, new: list[RunEvent]) -> RunView:

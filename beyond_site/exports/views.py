@@ -53,10 +53,16 @@ def step_markdown(request, slug, run_id, index):
     return _text(md.section_text(section))
 
 
-def _back(run) -> str:
+def _back(request, run) -> HttpResponse:
+    """Back to the run in its conversation, where every version's status has changed: the whole
+    page is drawn again (htmx follows HX-Redirect with a full load)."""
     if run.conversation_id is None:
-        return reverse("audit:run", args=[run.workspace.slug, run.pk])
-    return reverse("chat:conversation", args=[run.workspace.slug, run.conversation_id]) + f"#run-{run.pk}"
+        url = reverse("audit:run", args=[run.workspace.slug, run.pk])
+    else:
+        url = reverse("chat:conversation", args=[run.workspace.slug, run.conversation_id]) + f"#run-{run.pk}"
+    if request.htmx:
+        return HttpResponse(status=200, headers={"HX-Redirect": url})
+    return redirect(url)
 
 
 @login_required
@@ -70,7 +76,7 @@ def mark_final(request, slug, run_id):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Version {version.number} is marked final: its exports say Final from now on.")
-    return redirect(_back(run))
+    return _back(request, run)
 
 
 @login_required
@@ -84,4 +90,4 @@ def reopen(request, slug, run_id):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Version {version.number} is a draft again.")
-    return redirect(_back(run))
+    return _back(request, run)
