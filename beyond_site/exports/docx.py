@@ -93,7 +93,7 @@ def _properties(doc, d: Deliverable) -> None:
     props.title = d.title[:250]
     props.subject = dict(d.facts).get("Organisation", "")[:250]
     props.author = props.last_modified_by = "Beyond"
-    props.comments = f"Prepared with Beyond, run {d.run.pk}"
+    props.comments = f"Prepared with Beyond, run {d.run.pk}" if d.parts else ""  # the audit edition's
     props.keywords = props.category = ""
     props.content_status = d.version.status
     props.version = str(d.version.number or 1)
@@ -177,9 +177,10 @@ def _table(doc, block: Table) -> None:
     width = max(len(r) for r in [block.header, *block.rows])
     table = doc.add_table(rows=1 + len(block.rows), cols=width)
     table.style = "Table Grid"
-    for r, cells in enumerate([block.header, *block.rows]):
-        for c in range(width):
-            paragraph = table.cell(r, c).paragraphs[0]
+    # Row by row: python-docx's table.cell(r, c) walks the whole grid at each call.
+    for r, (row, cells) in enumerate(zip(table.rows, [block.header, *block.rows])):
+        for c, cell in enumerate(row.cells):
+            paragraph = cell.paragraphs[0]
             _spans(paragraph, cells[c] if c < len(cells) else [], bold=r == 0)
             align = block.align[c] if c < len(block.align) else None
             if align:

@@ -26,6 +26,7 @@ FONTS = Path(__file__).resolve().parent / "fonts"
 SANS, MONO = "DejaVuSans", "DejaVuSansMono"
 FONT_FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf", "I": "DejaVuSans-Oblique.ttf",
               "BI": "DejaVuSans-BoldOblique.ttf"}
+MONO_FILE = "DejaVuSansMono.ttf"
 PAPER = {"a4": "A4", "letter": "Letter"}
 MARGIN = 70.87  # 2.5 cm, as in the DOCX
 BODY, LINE = 10, 14  # points
@@ -39,9 +40,7 @@ class _Pages(FPDF):
     def __init__(self, d: Deliverable):
         super().__init__(unit="pt", format=PAPER[d.paper])
         self.d = d
-        for style, name in FONT_FILES.items():
-            self.add_font(SANS, style, FONTS / name)
-        self.add_font(MONO, "", FONTS / "DejaVuSansMono.ttf")
+        self.loaded: set[tuple[str, str]] = set()
         self.set_margins(MARGIN, MARGIN, MARGIN)
         self.set_auto_page_break(True, MARGIN)
         self.set_title(d.title)
@@ -49,6 +48,15 @@ class _Pages(FPDF):
         self.set_creator(f"Beyond, run {d.run.pk}")
         self.set_subject(dict(d.facts).get("Organisation", ""))
         self.set_creation_date((d.run.finished_at or d.run.created_at).astimezone(dt.timezone.utc))
+
+    def set_font(self, family=None, style="", size=0):
+        # A font is read when first used (about 0.1 s each): most documents never use every style.
+        family = {SANS.lower(): SANS, MONO.lower(): MONO}.get(str(family or self.font_family).lower(), family)
+        face = (family, str(getattr(style, "style", style) or "").upper().replace("U", ""))  # a table passes an enum
+        if family in (SANS, MONO) and face not in self.loaded:
+            self.loaded.add(face)
+            self.add_font(family, face[1], FONTS / (FONT_FILES[face[1]] if family == SANS else MONO_FILE))
+        super().set_font(family, style, size)
 
     def header(self):
         self.set_font(SANS, "", 8.5)
