@@ -6,11 +6,13 @@ import io
 import re
 
 import pytest
+from django.urls import reverse
 from docx import Document as Docx
 from pypdf import PdfReader
 
 from beyond_site.exports.formats import FORMATS
 from beyond_site.workspaces.export_settings import set_export_settings
+from beyond_site.workspaces.models import Membership
 from tests.site.chat_support import client_for, workspace_with
 from tests.site.export_support import (MODEL, RECAP, RECAP_FINDING, RUN_WARNING, STEP_WARNING, TASK, docx_text,
                                        pdf_pages, rich_run)
@@ -146,3 +148,13 @@ def test_the_download_links_give_either_edition_and_refuse_an_unknown_one(run, a
     audit = client.get(f"{base}/export.pdf")
     assert audit["Content-Disposition"] == f'attachment; filename="beyond-run-{run.pk}-records-of-processing-for-the-hr-department.pdf"'
     assert client.get(f"{base}/export.docx?edition=both").status_code == 400
+
+
+def test_the_audit_run_page_offers_both_editions_in_every_format(run, bob):
+    Membership.objects.create(user=bob, workspace=run.workspace, role=Membership.AUDITOR)
+    page = client_for(bob).get(reverse("audit:run", args=[run.workspace.slug, run.pk])).content.decode()
+    assert "Version 1 of its conversation's document · Draft" in page
+    for edition in ("client", "audit"):
+        for ext in ("docx", "pdf", "md", "xlsx"):
+            assert f'/runs/{run.pk}/export.{ext}?edition={edition}"' in page
+    assert client_for(bob).get(f"/w/{run.workspace.slug}/runs/{run.pk}/export.xlsx?edition=audit").status_code == 200
