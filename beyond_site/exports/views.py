@@ -54,14 +54,15 @@ def step_markdown(request, slug, run_id, index):
 
 
 def _back(request, run) -> HttpResponse:
-    """Back to the run in its conversation, where every version's status has changed: the whole
-    page is drawn again (htmx follows HX-Redirect with a full load)."""
+    """Back to the run in its conversation, where every version's status has changed: from the chat
+    (htmx), the page the member is on is loaded again whole (HX-Refresh: a redirect to the same page
+    with only an #anchor added would not reload it)."""
     if run.conversation_id is None:
         url = reverse("audit:run", args=[run.workspace.slug, run.pk])
     else:
         url = reverse("chat:conversation", args=[run.workspace.slug, run.conversation_id]) + f"#run-{run.pk}"
     if request.htmx:
-        return HttpResponse(status=200, headers={"HX-Redirect": url})
+        return HttpResponse(status=200, headers={"HX-Refresh": "true"})
     return redirect(url)
 
 
