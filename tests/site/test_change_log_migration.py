@@ -23,6 +23,14 @@ def migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
+@pytest.fixture(autouse=True)
+def latest_schema_after():
+    """The tests after this one meet the schema the models describe (later migrations add columns)."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def test_existing_rows_are_chained_in_the_order_they_were_written():
     apps = migrate(BEFORE)
     try:
@@ -40,7 +48,8 @@ def test_existing_rows_are_chained_in_the_order_they_were_written():
             OldEvent.objects.filter(pk=row.pk).update(at=early + dt.timedelta(minutes=n))
     finally:
         migrate(AFTER)
-    acme, globex = Workspace.objects.get(slug="acme"), Workspace.objects.get(slug="globex")
+    # Only the columns migration 0007 knows: later ones are not applied yet.
+    acme, globex = (Workspace.objects.only("id", "slug").get(slug=slug) for slug in ("acme", "globex"))
     first, second = WorkspaceEvent.objects.filter(workspace=acme).order_by("seq")
     assert (first.seq, first.action, first.before, first.after, first.detail) == (
         1, "research_default_changed", False, True, {})
