@@ -93,7 +93,8 @@ def recap(d: Deliverable) -> list[Part]:
 
 
 #: The audit edition's title page after its facts, in order. Each takes the deliverable and returns
-#: its parts (none when it has nothing to say).
+#: its parts (none when it has nothing to say). The verifier's trust status (its calibration) is
+#: one more such builder, after `verification`.
 AUDIT_PARTS: list[Callable[[Deliverable], list[Part]]] = [
     models,
     verification,
@@ -109,7 +110,8 @@ def warnings(section: Section) -> list[str]:
 
 
 #: Notes hung on a section's heading, in order; each takes the section (its step row is
-#: `section.step`) and returns lines.
+#: `section.step`) and returns lines. The specifics a step states that no source given to the
+#: executor holds (`step.unsourced`) are one more such builder, after `warnings`.
 SECTION_NOTES: list[Callable[[Section], list[str]]] = [
     warnings,
 ]

@@ -10,10 +10,13 @@ from django.urls import reverse
 from docx import Document as Docx
 from pypdf import PdfReader
 
+from pipeline import events as ev
+from pipeline.events import Event
 from beyond_site.exports.formats import FORMATS
 from beyond_site.workspaces.export_settings import set_export_settings
 from beyond_site.workspaces.models import Membership
-from tests.site.chat_support import client_for, workspace_with
+from tests import scripting
+from tests.site.chat_support import client_for, new_run, record, released, workspace_with
 from tests.site.export_support import (MODEL, RECAP, RECAP_FINDING, RUN_WARNING, STEP_WARNING, TASK, docx_text,
                                        pdf_pages, rich_run)
 
@@ -158,3 +161,15 @@ def test_the_audit_run_page_offers_both_editions_in_every_format(run, bob):
         for ext in ("docx", "pdf", "md", "xlsx"):
             assert f'/runs/{run.pk}/export.{ext}?edition={edition}"' in page
     assert client_for(bob).get(f"/w/{run.workspace.slug}/runs/{run.pk}/export.xlsx?edition=audit").status_code == 200
+
+
+def test_a_section_not_released_is_named_in_plain_words_in_the_client_edition(alice):
+    run = new_run(workspace_with(member=alice), alice, task="Access note")
+    record(run, Event(ev.BriefReady(brief=scripting.brief(2))), released(1, "Managers approve."),
+           Event(ev.StepHalted(step=2, reason="the verifier gave no parseable verdict")),
+           Event(ev.RunHalted(step=2, reason="step 2: the verifier gave no parseable verdict")))
+    client = FORMATS["md"].render(run, "client").decode()
+    assert "## Part 2\n\n*This section is not included in this version of the document.*" in client
+    assert "verifier" not in client and "halt" not in client
+    audit = FORMATS["md"].render(run, "audit").decode()
+    assert "*This section was not released: it could not be inspected (the verifier gave no parseable verdict).*" in audit
