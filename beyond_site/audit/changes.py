@@ -37,19 +37,22 @@ KINDS = {
     "settings": ("Workspace settings", {"workspace_created": "Workspace created",
                                         "workspace_renamed": "Workspace renamed",
                                         "workspace_slug_changed": "Web address changed",
-                                        "research_default_changed": "Web research default changed"}),
+                                        "research_default_changed": "Web research default changed",
+                                        "export_settings_changed": "Deliverables' settings changed"}),
     "content": ("Memories, files, conversations", {"memory_added": "Memory added", "memory_edited": "Memory edited",
                                                    "memory_deleted": "Memory deleted",
                                                    "document_added": "File added", "document_deleted": "File deleted",
                                                    "conversation_renamed": "Conversation renamed",
-                                                   "conversation_deleted": "Conversation deleted"}),
+                                                   "conversation_deleted": "Conversation deleted",
+                                                   "document_marked_final": "Document marked final",
+                                                   "document_reopened": "Document reopened as a draft"}),
 }
 #: Joining by invitation is also a member added.
 ALSO_OF_KIND = {"members": ["invitation_accepted"]}
 ACTION_LABELS = {action: label for _, actions in KINDS.values() for action, label in actions.items()}
 
 #: Budget limits by the settings page's names for them.
-FIELD_LABELS = {"max_tokens_per_run": "tokens per run", "max_cost_per_run": "cost per run (USD)",
+FIELD_LABELS = {"paper": "paper size", "max_tokens_per_run": "tokens per run", "max_cost_per_run": "cost per run (USD)",
                 "max_runs_per_user_per_day": "runs per member in 24 hours",
                 "max_runs_in_flight_per_user": "runs at once per member",
                 "max_runs_in_flight_per_workspace": "runs at once in the workspace"}

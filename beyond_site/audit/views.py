@@ -23,11 +23,15 @@ from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ModelCall, Run
 from beyond_site.runs.selectors import run_events, run_trace
 from beyond_site.runs.unsourced import specifics_view
+from beyond_site.runs.versions import document_version
 from beyond_site.workspaces.access import READ, require_membership
 
 PAGE_SIZE = 50
 EXPORT_CAP = 500
 SEEN_QUERY_MAX = 2000
+#: The document's downloads on a run's page (exports/urls.py names them by their extension).
+EXPORT_FORMATS = [("exports:docx", "Word"), ("exports:pdf", "PDF"), ("exports:md", "Markdown"),
+                  ("exports:xlsx", "Excel (tables)")]
 
 
 def _membership(request, slug: str):
@@ -72,6 +76,9 @@ def run_detail(request, slug: str, run_id: int):
         "conversation": presenters.conversation_link(run),
         "research": research_summary(events), "facts": presenters.run_facts(run),
         "recap_specifics": specifics_view(run.summary_unsourced, run.summary_sources),
+        "document": document_version(run) if run.is_finished else None,
+        "export_formats": EXPORT_FORMATS,
+        "editions": [("audit", "Audit edition"), ("client", "Client edition")],
     })
 
 

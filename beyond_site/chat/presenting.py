@@ -19,6 +19,7 @@ from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
+from beyond_site.runs.versions import DocumentVersion, document_versions
 from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
@@ -111,6 +112,8 @@ class RunView:
     verification_text: str = ""
     #: The recap's unsourced specifics and sources (runs/unsourced.py); None when not read.
     recap_specifics: SpecificsView | None = None
+    #: The run's version of its conversation's document (runs/versions.py), once it has finished.
+    document: DocumentVersion | None = None
 
     @property
     def declined_reason(self) -> str:
@@ -188,7 +191,7 @@ class _RunRows:
     sources: list[SourceView] = field(default_factory=list)
 
 
-def _view(rows: _RunRows) -> RunView:
+def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
     run = rows.run
     steps = [step_view(s, rows.halts, rows.sources, run.verification) for s in rows.steps]
     released = sum(1 for s in steps if s.status == Step.RELEASED)
@@ -200,7 +203,7 @@ def _view(rows: _RunRows) -> RunView:
                    warnings=list(run.warnings or []),
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
                    sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification),
-                   recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources))
+                   recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources), document=document)
 
 
 def run_views(run_ids) -> dict[int, RunView]:
@@ -224,8 +227,10 @@ def run_views(run_ids) -> dict[int, RunView]:
     progress_events = RunEvent.objects.filter(run_id__in=ids, type__in=PROGRESS_TYPES)
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
+    documents = document_versions(r for r in runs.values() if r.is_finished)
     return {run_id: _view(_RunRows(run=runs[run_id], last_seq=last_seqs.get(run_id) or 0, steps=steps[run_id],
-                                   latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])))
+                                   latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])),
+                          documents.get(run_id))
             for run_id in ids if run_id in runs}
 
 
@@ -246,7 +251,9 @@ def run_view(run_id: int) -> RunView:
         elif run.research:
             sources = source_views(e.payload.items, run.brief, released_texts(steps))
     latest = events.filter(type__in=PROGRESS_TYPES).order_by("-seq").only("run_id", "seq", "type", "data").first()
-    return _view(_RunRows(run=run, last_seq=last or 0, steps=steps, latest=latest, halts=halts, sources=sources))
+    document = document_versions([run])[run.pk] if run.is_finished else None
+    return _view(_RunRows(run=run, last_seq=last or 0, steps=steps, latest=latest, halts=halts, sources=sources),
+                 document)
 
 
 def changed_steps(new) -> set[int]:

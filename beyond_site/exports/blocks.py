@@ -71,6 +71,29 @@ class Rule:
     pass
 
 
+@dataclass
+class Callout:
+    """A warning set apart from the text around it (Word's Intense Quote, a Markdown quote, a
+    shaded box in the PDF): written by Beyond about the document, never model text as a block."""
+
+    spans: list[Span]
+
+
+def line(text: str, italic: bool = False) -> Paragraph:
+    """A paragraph of Beyond's own words (no Markdown in them)."""
+    return Paragraph([Span(clean(text), italic=italic)])
+
+
+def warning(text: str) -> Callout:
+    return Callout([Span("Warning: ", bold=True), Span(clean(text))])
+
+
+def text_table(header: list[str], rows: list[list[str]]) -> Table:
+    """A table of plain text cells (the title page's, the appendices')."""
+    return Table([[Span(clean(h))] for h in header], [[[Span(clean(c))] if c else [] for c in row] for row in rows],
+                 [None] * len(header))
+
+
 def parse(markdown: str) -> list:
     """The blocks of `markdown`, in order."""
     tokens = MARKDOWN.parse(clean(markdown))

@@ -1,46 +1,42 @@
-"""What a deliverable of a finished run contains, in reading order: the one source of both formats
-(Markdown in exports.markdown, DOCX in exports.docx).
+"""What a deliverable of a finished run contains, in reading order: the one source of every format
+(Markdown in exports.md, DOCX in exports.docx, PDF in exports.pdf, the tables in exports.xlsx).
 
-A deliverable is what a compliance officer sends on as it is: a title page (task, workspace, date,
-the models, the verification summary and what a pass does and does not mean), then the document
-itself (the released steps' content, with no step numbers or badges in the body), each warning
-attached to the section it concerns, and the approved citations at the end.
+A deliverable is what a compliance officer sends on as it is: a title page (title, organisation,
+version, date, status, classification), the document itself (the released steps' content, with no
+step numbers or badges in the body) and the approved citations as references, on pages that carry
+the document's short title in their header and its version, status, classification and page
+number in their footer. That is the client edition, built here; the audit edition adds Beyond's
+own account of the run to it (exports.editions).
 """
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from django.utils.text import slugify
 
 from pipeline import badges, events as ev
-from pipeline.topology import ROLES
-from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
-from beyond_site.exports.specifics import Unsourced, unsourced_of
+from beyond_site.exports.blocks import (Paragraph, clean, line, normalise_headings, parse, plain,
+                                        starts_with_heading, text_table)
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs import verification
 from beyond_site.runs.queue import conversation_title
-from beyond_site.runs.selectors import evidence_items, halt_reasons
+from beyond_site.runs.selectors import evidence_items
 from beyond_site.runs.sources import source_views
-from beyond_site.runs.wording import OFFLINE_TIP
+from beyond_site.runs.versions import DocumentVersion, document_version
 
-#: What a pass means and does not mean (docs/verifier-contract.md), on every deliverable a model checked.
-PASS_MEANING = ("A pass means that the blind verifier, which sees only the brief and the section under "
-                "review, found no contract violation in that section, and that the mechanical checks found "
-                "no citation outside the approved set. It does not mean the content is true, complete or "
-                "correct: review the document before you rely on it.")
-#: What "checked mechanically" means, on every deliverable with a section no model read.
-CHECKED_MEANING = ("A section checked mechanically was read by no language model: only mechanical checks ran on "
-                   "it (its framework citations against the approved set, and its structure), and nothing checked "
-                   "it for faithfulness to the brief. It does not mean the content is true, complete or correct: "
-                   "review the document before you rely on it.")
-NOT_RELEASED = "This section was not released: the run stopped before it was inspected."
-WARNING_AUTHOR = "Beyond verification"
-RECAP_CHECKED = ("The mechanical checks found problems in this recap (the sections are unaffected); "
-                 "read it with them in mind:")
-SOURCES_NOTE = ("The pages web research found for this document. URLs and prices in it were checked "
-                "against the pages marked used; any other was flagged.")
+CLIENT, AUDIT = "client", "audit"
+EDITIONS = (CLIENT, AUDIT)
+#: What each format calls a note hung on a section (the audit edition's warnings).
+NOTE_KINDS = {"docx": "comment", "md": "footnote", "pdf": "note", "xlsx": "note"}
+#: A section the run did not release, as the client edition says it: the reader learns that a part
+#: is missing without the pipeline's vocabulary (the audit edition says why).
+MISSING = "This section is not included in this version of the document."
+#: The header's title is cut to this many characters; a title derived from a task is at most this long.
+SHORT_TITLE_CHARS = 80
+#: The offline engine's line naming the citations a section covers: a note to the verifier about
+#: the section, not part of the document a client reads (pipeline/providers/offline/executor.py).
+_ADDRESSES = re.compile(r"^This section addresses [^\n]*\.$")
 
 
 @dataclass
@@ -52,7 +48,12 @@ class Section:
     blocks: list = field(default_factory=list)  # exports.blocks; empty when not released
     badge: str | None = None
     warnings: list[str] = field(default_factory=list)
-    note: str = ""  # why a section has no content
+    #: The step's row (None for none): what the audit edition's section notes read.
+    step: Step | None = None
+    #: The audit edition's notes on this section, one line each: a comment in Word, a footnote in
+    #: Markdown, a note under the heading in the PDF. Empty in the client edition.
+    notes: list[str] = field(default_factory=list)
+    missing: str = ""  # why a section has no content
 
     @property
     def released(self) -> bool:
@@ -60,84 +61,91 @@ class Section:
 
 
 @dataclass
+class Part:
+    """A titled part outside the body: the audit edition's title page parts, the appendices."""
+
+    title: str | None  # a level-1 heading; None: the blocks follow the part before
+    blocks: list
+
+
+@dataclass
 class Deliverable:
     run: Run
-    title: str  # document_title(run)
-    #: This run's instruction, when it is not the title already (a follow-up's, or a renamed conversation's).
-    task: str
-    workspace: str
-    date: str
-    models: list[tuple[str, str]]  # (role, "provider model, effort")
+    edition: str
+    title: str
+    #: The title page's facts, in order: (label, value).
+    facts: list[tuple[str, str]]
+    version: DocumentVersion
+    paper: str  # "a4" or "letter"
+    header: str  # the short title, on every page
+    footer: str  # "Version 2 · Draft · Internal", on every page beside "Page N of M"
     sections: list[Section]
-    citations: list[dict]
-    outcome: str  # one sentence: how the run ended
-    counts: list[str]  # "2 passed", "1 passed after a re-render", ...
-    run_warnings: list[str]
-    recap: list  # the summarizer's recap as blocks (empty without one)
-    #: What the mechanical checks found in the recap, one line each (it is shown with them, never bare).
-    recap_findings: list[str] = field(default_factory=list)
-    #: A research run's pages: [{"id", "title", "url", "fetched_at", "used"}] (the Sources appendix).
-    sources: list[dict] = field(default_factory=list)
-    #: Who checked the sections, in words (runs/verification.py); "" when none was released.
-    checked_by: str = ""
-    #: What the badges mean: the pass, "checked mechanically", or both (`meaning_of`).
-    meaning: list[str] = field(default_factory=list)
-    #: The unsourced specifics, per section and for the recap (exports/specifics.py).
-    unsourced: Unsourced | None = None
+    #: The audit edition's parts of the title page (verification, recap...); none in the client's.
+    parts: list[Part] = field(default_factory=list)
+    appendices: list[Part] = field(default_factory=list)
+    note_kind: str = "note"
+    date: str = ""
 
     @property
-    def warnings(self) -> list[tuple[Section, str]]:
-        return [(s, w) for s in self.sections for w in s.warnings]
-
-    @property
-    def warnings_line(self) -> str:
-        """Every warning of the run counted, the recap's findings included: "" when there is none."""
-        parts = [(len(self.warnings), "on sections"), (len(self.run_warnings), "on the run"),
-                 (len(self.recap_findings), "in the recap")]
-        total = sum(n for n, _ in parts)
-        if not total:
-            return ""
-        return f"Warnings: {total} (" + ", ".join(f"{n} {where}" for n, where in parts if n) + ")."
+    def notes(self) -> list[tuple[Section, str]]:
+        return [(s, n) for s in self.sections for n in s.notes]
 
 
-def build(run: Run) -> Deliverable:
-    """The deliverable of a finished run."""
-    halts = halt_reasons([run.pk])[run.pk]
-    sections = []
-    for step in Step.objects.filter(run=run).order_by("index"):
-        section = Section(step.index, clean(step.title))
-        if step.status == Step.RELEASED:
-            section.badge = verification.shown_badge(step.badge, run.verification)
-            section.warnings = [clean(w) for w in step.warnings or []]
-            blocks = parse(step.content or "")
-            # Every section opens at heading level 1: its own first heading, or its title.
-            section.blocks = normalise_headings(blocks, 1 if starts_with_heading(blocks) else 2)
-        elif step.status == Step.HALTED:
-            section.badge = badges.HALTED
-            reason = halts.get(step.index, "")
-            section.note = "This section was not released: it could not be inspected" + (f" ({reason})." if reason else ".")
-        else:
-            section.note = NOT_RELEASED
-        sections.append(section)
+def read(run: Run, edition: str = CLIENT, note_kind: str = "note") -> Deliverable:
+    """The client edition of a finished run's deliverable (exports.editions adds the audit's parts)."""
+    workspace = run.workspace
+    version = document_version(run)
+    sections = [_section(step, edition, run.verification) for step in Step.objects.filter(run=run).order_by("index")]
     when = run.finished_at or run.created_at
-    title, task = document_title(run), one_line(run.task)[:2000]
-    return Deliverable(
-        run=run, title=title, task="" if task == title else task, workspace=run.workspace.name, date=when.date().isoformat(),
-        models=_models(run), sections=sections, citations=list((run.brief or {}).get("citations") or []),
-        outcome=_outcome(run, sections), counts=_counts(sections),
-        run_warnings=[clean(w) for w in run.warnings or []], recap=normalise_headings(parse(run.summary or ""), 4),
-        recap_findings=[clean(f"[{f.get('type')}] {f.get('detail')}") for f in run.summary_findings or []],
-        sources=_sources(run), checked_by=verification.words(run.verification),
-        meaning=meaning_of(sections), unsourced=unsourced_of(run))
+    title = document_title(run)
+    classification = clean(workspace.export_classification).strip()
+    number = version.number or 1
+    facts = [("Organisation", clean(workspace.export_organisation).strip() or clean(workspace.name)),
+             ("Version", str(number)), ("Date", when.date().isoformat()), ("Status", version.status)]
+    if classification:
+        facts.append(("Classification", classification))
+    footer = " · ".join(x for x in (f"Version {number}", version.status, classification) if x)
+    return Deliverable(run=run, edition=edition, title=title, facts=facts, version=version,
+                       paper=workspace.export_paper or "a4", header=cut(title, SHORT_TITLE_CHARS), footer=footer,
+                       sections=sections, appendices=_references(run), note_kind=note_kind,
+                       date=when.date().isoformat())
 
 
-def meaning_of(sections: list[Section]) -> list[str]:
-    """What the released sections' badges mean: a pass's meaning where a model checked, the
-    mechanical checks' where none did (both in a run that has both)."""
-    shown = {s.badge for s in sections if s.released}
-    mechanical = badges.CHECKED in shown
-    by_model = bool(shown & {badges.PASSED, badges.PASSED_AFTER_RERENDER}) or not mechanical
-    return [PASS_MEANING] * by_model + [CHECKED_MEANING] * mechanical
+def _section(step: Step, edition: str, checked: str | None) -> Section:
+    """`checked`: the run's verification, for a record older than the `checked` badge."""
+    section = Section(step.index, clean(step.title), step=step)
+    if step.status == Step.RELEASED:
+        section.badge = verification.shown_badge(step.badge, checked)
+        section.warnings = [clean(w) for w in step.warnings or []]
+        blocks = parse(step.content or "")
+        if edition == CLIENT:
+            blocks = [b for b in blocks if not (isinstance(b, Paragraph) and _ADDRESSES.match(plain(b.spans)))]
+        # Every section opens at heading level 1: its own first heading, or its title.
+        section.blocks = normalise_headings(blocks, 1 if starts_with_heading(blocks) else 2)
+    else:
+        section.badge = badges.HALTED if step.status == Step.HALTED else None
+        section.missing = MISSING
+    return section
+
+
+def _references(run: Run) -> list[Part]:
+    """The approved citations (and the research pages the document cites), as a client reads them."""
+    rows = [[str(c.get(k) or "") for k in ("framework", "ref", "title")]
+            for c in (run.brief or {}).get("citations") or []]
+    blocks = [text_table(["Framework", "Reference", "Title"], rows)] if rows else []
+    cited = [view for view in source_views_of(run) if view.used]
+    if cited:
+        blocks.append(line("Sources:"))
+        blocks.append(text_table(["Title", "Address"], [[clean(v.title or v.url), clean(v.url)] for v in cited]))
+    return [Part("References", blocks)] if blocks else []
+
+
+def source_views_of(run: Run) -> list:
+    """A research run's pages, each with whether the released document cites it (runs/sources.py)."""
+    if not run.research:
+        return []
+    released = Step.objects.filter(run=run, status=Step.RELEASED).values_list("content", flat=True)
+    return source_views(evidence_items(list(run.events.filter(type=ev.EVIDENCE_COLLECTED))), run.brief, released)
 
 
 def nothing_to_export(run: Run) -> str | None:
@@ -148,87 +156,68 @@ def nothing_to_export(run: Run) -> str | None:
     return None
 
 
-def _sources(run: Run) -> list[dict]:
-    if not run.research:
-        return []
-    released = Step.objects.filter(run=run, status=Step.RELEASED).values_list("content", flat=True)
-    views = source_views(evidence_items(list(run.events.filter(type=ev.EVIDENCE_COLLECTED))), run.brief, released)
-    return [{"id": v.id, "title": clean(v.title or v.url), "url": clean(v.url),
-             "fetched_at": v.fetched_at[:16].replace("T", " "), "used": clean(v.use_words)} for v in views]
-
-
-def _models(run: Run) -> list[tuple[str, str]]:
-    """Provider, model and effort per role; nothing else of the topology (no path, no URL)."""
-    if run.offline:
-        return [(role, "Beyond's offline engine (no language model)") for role in ROLES]
-    rows = []
-    for role in ROLES:
-        cfg = (run.topology or {}).get(role) or {}
-        model = " ".join(x for x in (cfg.get("provider"), cfg.get("model")) if x) or "unknown"
-        rows.append((role, f"{model}, effort {cfg['effort']}" if cfg.get("effort") else model))
-    return rows
-
-
-def _counts(sections: list[Section]) -> list[str]:
-    counted = Counter(s.badge for s in sections if s.released)
-    out = [f"{counted[b]} {badges.phrase(b)}" for b in badges.RELEASE_BADGES if counted[b]]
-    missing = sum(not s.released for s in sections)
-    if missing:
-        out.append(f"{missing} not released")
-    return out
-
-
-def _outcome(run: Run, sections: list[Section]) -> str:
-    released = sum(s.released for s in sections)
-    total = len(sections)
-    # A warning is said first, not left to the counts: those sections failed inspection twice.
-    warned = sum(s.released and s.badge == badges.WARNING for s in sections)
-    caution = (f" {_sections(warned)} {'was' if warned == 1 else 'were'} released with a warning: the verifier "
-               "found issues in both drafts, listed beside the section; fix them before use." if warned else "")
-    if run.status == Run.DECLINED:
-        return f"The run was declined: {one_line(run.decline_reason)} Nothing was drafted."
-    if run.status == Run.COMPLETED:
-        every = "The section was" if total == 1 else f"All {total} sections were"
-        by = {badges.MECHANICAL: "after mechanical checks only (no language model read them)",
-              badges.MIXED: "after inspection, by the blind verifier or, where marked, by mechanical checks only"
-              }.get(run.verification, "after inspection by the blind verifier")
-        return f"{every} released {by}.{caution}"
-    reason = f" ({one_line(run.halt_reason)})" if run.halt_reason else ""
-    stopped = {Run.HALTED: "halted", Run.FAILED: "failed", Run.CANCELLED: "was stopped"}.get(run.status, run.status)
-    return (f"The run {stopped}{reason}: {released} of {total} {'section was' if released == 1 else 'sections were'} "
-            f"released; the others are missing from this document.{caution}")
-
-
-def _sections(n: int) -> str:
-    return "1 section" if n == 1 else f"{n} sections"
-
-
-def offline_note(run: Run) -> str | None:
-    return OFFLINE_TIP if run.offline else None
-
-
 def one_line(text) -> str:
     return " ".join(clean(text).split())
 
 
+def cut(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: cut after the last whole word that fits, with an ellipsis."""
+    text = one_line(text)
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    at_word = head.rsplit(" ", 1)[0]
+    if text[limit - 1] != " " and len(at_word) >= limit // 2:  # not inside a word, unless it is long
+        head = at_word
+    return head.rstrip(" ,;:.-–—") + "…"
+
+
+#: Words that start a request, not a document's name: "Please draft our ..." names "... ".
+_POLITE = re.compile(r"^(?:please|kindly|can you|could you|would you|i need you to|i want you to|"
+                     r"i would like you to|help me)\b[\s,:]*", re.IGNORECASE)
+_ASK = re.compile(r"^(?:draft|write|create|prepare|produce|generate|compose|put together)\s+"
+                  r"(?:(?:our|my|a|an|the|their|your)\s+)?", re.IGNORECASE)
+#: A sentence's end: a stop followed by a new sentence (a capital letter), or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(])|\n")
+
+
+def short_title(task: str) -> str:
+    """A document's name drawn from the task that asked for it: its first sentence, without a
+    polite opening or the verb that asks for it ("Draft our records of processing for HR" names
+    "Records of processing for HR"), at most SHORT_TITLE_CHARS characters. A prompt's first sentence says what to
+    write; the rest (the details, the sources to use) belongs on the audit edition's title page."""
+    first = _SENTENCE_END.split(clean(task).strip(), 1)[0]
+    first = one_line(_ASK.sub("", _POLITE.sub("", one_line(first)), count=1)).rstrip(" .!?:;,")
+    if not first:
+        return cut(task, SHORT_TITLE_CHARS) or "Document"
+    return cut(first[0].upper() + first[1:], SHORT_TITLE_CHARS)
+
+
 def document_title(run: Run) -> str:
-    """What the document is called: its conversation's name when a member renamed it, else the task
-    that began the conversation, whole (the conversation's own name for it is cut to fit the list).
-    A follow-up's instruction ("add a section on cloud assets") asks for a revision of that
-    document: it is not the document's name."""
+    """What the document is called: its conversation's name when a member renamed it, else a short
+    title drawn from the task that began the conversation (never the whole prompt). A follow-up's
+    instruction ("add a section on cloud assets") asks for a revision of that document: it is not
+    the document's name."""
     conversation = run.conversation
     if conversation is None:
-        return one_line(run.task)[:300]
+        return short_title(run.task)
     # A declined run wrote nothing: the document was begun by the first run that did.
     first = (conversation.runs.exclude(status=Run.DECLINED).order_by("pk").values_list("task", flat=True).first()
              or run.task)
     named = one_line(conversation.title)
     if not named or named == one_line(conversation_title(first)):
-        return one_line(first)[:300]
-    return named[:300]
+        return short_title(first)
+    return cut(named, 200)
 
 
-def filename(run: Run, ext: str) -> str:
+def filename(run: Run, ext: str, edition: str = AUDIT) -> str:
+    """The client edition is named as a person would send it (the title and the version); the audit
+    edition after the run it accounts for."""
     # ASCII letters, digits and dashes only: safe in a header and on any file system.
-    stem = slugify(document_title(run))[:50].strip("-") or "run"
-    return re.sub(r"[^a-z0-9.-]", "", f"beyond-run-{run.pk}-{stem}.{ext}")
+    stem = slugify(document_title(run))[:50].strip("-") or "document"
+    if edition == CLIENT:
+        name = f"{stem}-v{document_version(run).number or 1}.{ext}"
+    else:
+        name = f"beyond-run-{run.pk}-{stem}.{ext}"
+    return re.sub(r"[^a-z0-9.-]", "", name)
+

@@ -1,57 +1,89 @@
 """Write a deliverable (exports.document) as a Word document with python-docx.
 
-Real Word structure throughout: the title page, headings in Word's heading styles, Markdown tables
-as Word tables, lists, bold, italic, code and links (absolute http, https and mailto only); each
-verification warning is a Word comment on the heading of the section it concerns, so the body
-reads as the document and the review notes sit in the margin.
+Real Word structure throughout: the page size of the workspace with a header and a footer on every
+page, the title page, headings in Word's heading styles, Markdown tables as Word tables, lists,
+bold, italic, code and links (absolute http, https and mailto only); each of the audit edition's
+notes is a Word comment on the heading of the section it concerns, so the body reads as the
+document and the review notes sit in the margin.
 """
 from __future__ import annotations
 
 import datetime as dt
 
 from docx import Document
-from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK
+from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK, WD_TAB_ALIGNMENT
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Cm, Pt, RGBColor
+from docx.shared import Cm, Inches, Pt, RGBColor
 from docx.text.run import Run
 
-from pipeline import badges
-from beyond_site.exports.blocks import BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading
-from beyond_site.exports import specifics
-from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, WARNING_AUTHOR, Deliverable,
-                                          Section, offline_note)
+from beyond_site.exports.blocks import (BREAK, Callout, Code, Heading, ListBlock, Paragraph, Rule, Span, Table,
+                                        starts_with_heading)
+from beyond_site.exports.document import Deliverable, Part, Section
+from beyond_site.exports.editions import WARNING_AUTHOR
 
 LINK_COLOUR = RGBColor(0x1F, 0x4E, 0xB4)
 ALIGN = {"left": WD_ALIGN_PARAGRAPH.LEFT, "right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
 
 
+PAPER = {"a4": (Cm(21.0), Cm(29.7)), "letter": (Inches(8.5), Inches(11))}
+MARGIN = Cm(2.5)
+FURNITURE_COLOUR = RGBColor(0x55, 0x55, 0x55)
+
+
 def write(deliverable: Deliverable, target) -> None:
+    d = deliverable
     doc = Document()
-    _title_page(doc, deliverable)
-    for section in deliverable.sections:
+    _page(doc, d)
+    _title_page(doc, d)
+    for section in d.sections:
         _section(doc, section)
-    doc.add_heading("Appendix: approved citations", level=1)
-    if deliverable.citations:
-        rows = [[str(c.get(k) or "") for k in ("id", "framework", "ref", "title")] for c in deliverable.citations]
-        _plain_table(doc, ["ID", "Framework", "Reference", "Title"], rows)
-    else:
-        doc.add_paragraph("The brief approved no citations.")
-    if deliverable.sources:
-        doc.add_heading("Appendix: sources", level=1)
-        doc.add_paragraph(SOURCES_NOTE)
-        _plain_table(doc, ["ID", "Title", "Address", "Fetched (UTC)", "Use"],
-                     [[s["id"], s["title"], s["url"], s["fetched_at"], s["used"]] for s in deliverable.sources])
-    if deliverable.unsourced and deliverable.unsourced.shown:
-        doc.add_heading(specifics.HEADING, level=1)
-        doc.add_paragraph(specifics.NOTE)
-        doc.add_paragraph(specifics.summary_line(deliverable.unsourced))
-        if deliverable.unsourced.rows:
-            _plain_table(doc, specifics.HEADER, deliverable.unsourced.rows)
-        if deliverable.unsourced.unread:
-            doc.add_paragraph(specifics.unread_line(deliverable.unsourced))
+    for part in d.appendices:
+        _part(doc, part)
     doc.save(target)
+
+
+def _page(doc, d: Deliverable) -> None:
+    """The paper, the margins, and the furniture of every page: the short title in the header; the
+    version, status and classification in the footer, with "Page N of M" as Word fields (Word and
+    LibreOffice count the pages when they lay the document out)."""
+    section = doc.sections[0]
+    section.page_width, section.page_height = PAPER[d.paper]
+    for side in ("left_margin", "right_margin", "top_margin", "bottom_margin"):
+        setattr(section, side, MARGIN)
+    right = section.page_width - 2 * MARGIN
+    header = section.header.paragraphs[0]
+    _furniture(header.add_run(d.header))
+    footer = section.footer.paragraphs[0]
+    footer.paragraph_format.tab_stops.add_tab_stop(right, WD_TAB_ALIGNMENT.RIGHT)
+    for part in (d.footer, "\tPage ", _field("PAGE"), " of ", _field("NUMPAGES")):
+        if isinstance(part, str):
+            _furniture(footer.add_run(part))
+        else:
+            footer._p.append(part)
+
+
+def _furniture(run) -> None:
+    run.font.size = Pt(9)
+    run.font.color.rgb = FURNITURE_COLOUR
+
+
+def _field(code: str):
+    """A simple Word field (PAGE, NUMPAGES) with "1" as its last shown value."""
+    field = OxmlElement("w:fldSimple")
+    field.set(qn("w:instr"), f" {code} ")
+    run = OxmlElement("w:r")
+    properties = OxmlElement("w:rPr")
+    size = OxmlElement("w:sz")
+    size.set(qn("w:val"), "18")
+    properties.append(size)
+    run.append(properties)
+    shown = OxmlElement("w:t")
+    shown.text = "1"
+    run.append(shown)
+    field.append(run)
+    return field
 
 
 def _properties(doc, d: Deliverable) -> None:
@@ -59,53 +91,32 @@ def _properties(doc, d: Deliverable) -> None:
     "python-docx" wrote it, in 2013."""
     props = doc.core_properties
     props.title = d.title[:250]
-    props.subject = d.workspace[:250]
+    props.subject = dict(d.facts).get("Organisation", "")[:250]
     props.author = props.last_modified_by = "Beyond"
-    props.comments = f"Prepared with Beyond, run {d.run.pk}"
-    props.keywords = props.category = props.content_status = ""
+    props.comments = f"Prepared with Beyond, run {d.run.pk}" if d.parts else ""  # the audit edition's
+    props.keywords = props.category = ""
+    props.content_status = d.version.status
+    props.version = str(d.version.number or 1)
     props.created = props.modified = (d.run.finished_at or d.run.created_at).astimezone(dt.timezone.utc)
-    props.revision = 1
+    props.revision = d.version.number or 1
 
 
 def _title_page(doc, d: Deliverable) -> None:
     _properties(doc, d)
     doc.add_heading(d.title, level=0)
-    for label, value in (("Task", d.task), ("Workspace", d.workspace), ("Date", d.date),
-                         ("Prepared with", f"Beyond, run {d.run.pk}")):
-        if not value:
-            continue  # no Task line when the task is the title
+    for label, value in d.facts:
         p = doc.add_paragraph()
         p.add_run(f"{label}: ").bold = True
         p.add_run(value)
-    # Headings in order under the title, as the body's sections are: level 1, then 2.
-    doc.add_heading("Models", level=1)
-    _plain_table(doc, ["Role", "Model"], [[role.capitalize(), model] for role, model in d.models])
-    note = offline_note(d.run)
-    if note:
-        doc.add_paragraph().add_run(note).italic = True
-    doc.add_heading("Verification", level=1)
-    doc.add_paragraph(d.outcome)
-    if d.checked_by:
-        doc.add_paragraph(d.checked_by)
-    if d.counts:
-        doc.add_paragraph("Sections: " + ", ".join(d.counts) + "."
-                          + (" Each warning is a comment on its section." if d.warnings else ""))
-    if d.warnings_line:
-        doc.add_paragraph(d.warnings_line)
-    for meaning in d.meaning:
-        doc.add_paragraph(meaning)
-    for warning in d.run_warnings:
-        p = doc.add_paragraph(style="Intense Quote")
-        p.add_run("Warning: ").bold = True
-        p.add_run(warning)
-    if d.recap:
-        doc.add_heading("Recap of the run", level=2)
-        if d.recap_findings:
-            p = doc.add_paragraph(style="Intense Quote")
-            p.add_run("Warning: ").bold = True
-            p.add_run(RECAP_CHECKED + " " + "; ".join(d.recap_findings))
-        _blocks(doc, d.recap)
+    for part in d.parts:
+        _part(doc, part)
     doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+
+
+def _part(doc, part: Part) -> None:
+    if part.title:
+        doc.add_heading(part.title, level=1)
+    _blocks(doc, part.blocks)
 
 
 def _section(doc, section: Section) -> None:
@@ -116,16 +127,14 @@ def _section(doc, section: Section) -> None:
         _spans(heading, first.spans)
     else:
         heading, rest = doc.add_heading(section.title, level=1), content
-    if section.warnings:
+    if section.notes:
         if not heading.runs:  # a heading that is all link: anchor the comments on an empty run
             heading.add_run("")
-        label = badges.label(section.badge)
-        for warning in section.warnings:
-            doc.add_comment(heading.runs, text=f"{label}: {' '.join(warning.split())}", author=WARNING_AUTHOR,
-                            initials="B")
+        for note in section.notes:
+            doc.add_comment(heading.runs, text=" ".join(note.split()), author=WARNING_AUTHOR, initials="B")
     _blocks(doc, rest)
-    if not section.released:
-        doc.add_paragraph().add_run(section.note).italic = True
+    if section.missing:
+        doc.add_paragraph().add_run(section.missing).italic = True
 
 
 def _blocks(doc, items: list, depth: int = 0) -> None:
@@ -144,6 +153,8 @@ def _blocks(doc, items: list, depth: int = 0) -> None:
             _table(doc, block)
         elif isinstance(block, Rule):
             doc.add_paragraph("* * *").alignment = WD_ALIGN_PARAGRAPH.CENTER
+        elif isinstance(block, Callout):
+            _spans(doc.add_paragraph(style="Intense Quote"), block.spans)
 
 
 def _list(doc, block: ListBlock, depth: int) -> None:
@@ -166,23 +177,14 @@ def _table(doc, block: Table) -> None:
     width = max(len(r) for r in [block.header, *block.rows])
     table = doc.add_table(rows=1 + len(block.rows), cols=width)
     table.style = "Table Grid"
-    for r, cells in enumerate([block.header, *block.rows]):
-        for c in range(width):
-            paragraph = table.cell(r, c).paragraphs[0]
+    # Row by row: python-docx's table.cell(r, c) walks the whole grid at each call.
+    for r, (row, cells) in enumerate(zip(table.rows, [block.header, *block.rows])):
+        for c, cell in enumerate(row.cells):
+            paragraph = cell.paragraphs[0]
             _spans(paragraph, cells[c] if c < len(cells) else [], bold=r == 0)
             align = block.align[c] if c < len(block.align) else None
             if align:
                 paragraph.alignment = ALIGN[align]
-    _repeat_header(table)
-
-
-def _plain_table(doc, header: list[str], rows: list[list[str]]) -> None:
-    table = doc.add_table(rows=1 + len(rows), cols=len(header))
-    table.style = "Table Grid"
-    for r, cells in enumerate([header, *rows]):
-        for c, value in enumerate(cells):
-            run = table.cell(r, c).paragraphs[0].add_run(value)
-            run.bold = r == 0 or None
     _repeat_header(table)
 
 

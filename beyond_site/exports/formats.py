@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from beyond_site.exports import docx, md
-from beyond_site.exports.document import build
+from beyond_site.exports import docx, md, pdf, xlsx
+from beyond_site.exports.document import NOTE_KINDS
+from beyond_site.exports.editions import AUDIT, build
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 
@@ -15,21 +16,36 @@ from beyond_site.runs.selectors import run_trace
 @dataclass(frozen=True)
 class Format:
     content_type: str
-    render: Callable[[Run], bytes]
+    render: Callable[[Run, str], bytes]  # (run, edition) -> the file
+    label: str
+    #: Whether the file is the document (an edition of it), or the run trace (the same for both).
+    document: bool = True
 
 
-def _docx(run: Run) -> bytes:
-    buffer = io.BytesIO()
-    docx.write(build(run), buffer)
-    return buffer.getvalue()
+def _written(writer, ext: str):
+    def render(run: Run, edition: str = AUDIT) -> bytes:
+        buffer = io.BytesIO()
+        writer.write(build(run, edition, NOTE_KINDS[ext]), buffer)
+        return buffer.getvalue()
+    return render
 
 
-def _trace(run: Run) -> bytes:
+def _markdown(run: Run, edition: str = AUDIT) -> bytes:
+    return md.write(build(run, edition, NOTE_KINDS["md"])).encode("utf-8")
+
+
+def _trace(run: Run, edition: str = AUDIT) -> bytes:
     return (json.dumps(run_trace(run), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 FORMATS = {
-    "md": Format("text/markdown; charset=utf-8", lambda run: md.write(build(run)).encode("utf-8")),
-    "docx": Format("application/vnd.openxmlformats-officedocument.wordprocessingml.document", _docx),
-    "json": Format("application/json", _trace),
+    "docx": Format("application/vnd.openxmlformats-officedocument.wordprocessingml.document", _written(docx, "docx"),
+                   "Word (DOCX)"),
+    "pdf": Format("application/pdf", _written(pdf, "pdf"), "PDF"),
+    "md": Format("text/markdown; charset=utf-8", _markdown, "Markdown"),
+    "xlsx": Format("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", _written(xlsx, "xlsx"),
+                   "Excel (tables)"),
+    "json": Format("application/json", _trace, "Run trace (JSON)", document=False),
 }
+#: The formats a document is offered in, in the export menu's order.
+DOCUMENT_FORMATS = [ext for ext, fmt in FORMATS.items() if fmt.document]

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 
-from pipeline import badges
 from beyond_site.exports.blocks import (
-    BREAK, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading,
+    BREAK, Callout, Code, Heading, ListBlock, Paragraph, Rule, Span, Table, starts_with_heading,
 )
-from beyond_site.exports import specifics
-from beyond_site.exports.document import (RECAP_CHECKED, SOURCES_NOTE, Deliverable, Section,
-                                          offline_note)
+from beyond_site.exports.document import Deliverable, Part, Section
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|!&~])")
 
@@ -108,6 +105,8 @@ def _block(block, level_shift: int) -> list[str]:
                      block.align)
     if isinstance(block, Rule):
         return ["---"]
+    if isinstance(block, Callout):
+        return [f"> {line}" for line in inline(block.spans).split("\n")]
     return []
 
 
@@ -132,67 +131,40 @@ def table(header: list[list[str]], rows: list[list[str]], align=None) -> list[st
     return [row(header[0]), "| " + " | ".join(rule[a] for a in align[:width]) + " |", *(row(r) for r in rows)]
 
 
-def _section(section: Section, first_warning: int) -> list[str]:
+def _section(section: Section, first_note: int) -> list[str]:
     content = section.blocks if section.released else []
     lines = [] if starts_with_heading(content) else ["## " + text(section.title), ""]
     lines += blocks(content) if content else []
     lines = lines[:-1] if lines[-1] == "" else lines
-    markers = "".join(f"[^w{first_warning + n}]" for n in range(len(section.warnings)))
-    lines[0] += markers  # every section opens with a heading: the warnings hang on it
-    if not section.released:
-        lines += ["", f"*{text(section.note)}*"]
-    for n, warning in enumerate(section.warnings):
-        label = badges.label(section.badge)
-        lines += ["", f"[^w{first_warning + n}]: {label}: {text(' '.join(warning.split()))}"]
+    markers = "".join(f"[^n{first_note + n}]" for n in range(len(section.notes)))
+    lines[0] += markers  # every section opens with a heading: the notes hang on it
+    if section.missing:
+        lines += ["", f"*{text(section.missing)}*"]
+    for n, note in enumerate(section.notes):
+        lines += ["", f"[^n{first_note + n}]: {text(' '.join(note.split()))}"]
     return lines
+
+
+def _part(part: Part) -> list[str]:
+    return ([f"## {text(part.title)}", ""] if part.title else []) + blocks(part.blocks)
 
 
 def write(deliverable: Deliverable) -> str:
     d = deliverable
-    out = ["# " + text(d.title), "", *([f"**Task:** {text(d.task)}  "] if d.task else []),
-           f"**Workspace:** {text(d.workspace)}  ", f"**Date:** {d.date}  ",
-           f"**Prepared with:** Beyond, run {d.run.pk}", "",
-           "## Models", "", *table([["Role", "Model"]], [[role.capitalize(), text(m)] for role, m in d.models]), ""]
-    note = offline_note(d.run)
-    if note:
-        out += [f"*{text(note)}*", ""]
-    out += ["## Verification", "", text(d.outcome)]
-    if d.checked_by:
-        out += ["", text(d.checked_by)]
-    if d.counts:
-        out += ["", "Sections: " + text(", ".join(d.counts)) + "."
-                + (" Each warning is a footnote on its section." if d.warnings else "")]
-    if d.warnings_line:
-        out += ["", text(d.warnings_line)]
-    for meaning in d.meaning:
-        out += ["", text(meaning)]
-    for warning in d.run_warnings:
-        out += ["", f"> **Warning:** {text(' '.join(warning.split()))}"]
-    if d.recap:
-        out += ["", "### Recap of the run", ""]
-        if d.recap_findings:
-            out += [f"> **Warning:** {text(RECAP_CHECKED)}", *(f"> - {text(f)}" for f in d.recap_findings), ""]
-        out += [*blocks(d.recap)]
+    facts = [f"**{text(label)}:** {text(value)}" for label, value in d.facts]
+    out = ["# " + text(d.title), "", *(f + "  " for f in facts[:-1]), *facts[-1:]]
+    for part in d.parts:
+        out += ["", *_part(part)]
     out += ["", "---", ""]
     number = 1
     for section in d.sections:
         out += _section(section, number) + [""]
-        number += len(section.warnings)
-    out += ["## Appendix: approved citations", ""]
-    if d.citations:
-        out += table([["ID", "Framework", "Reference", "Title"]],
-                     [[text(str(c.get(k) or "")) for k in ("id", "framework", "ref", "title")] for c in d.citations])
-    else:
-        out.append("The brief approved no citations.")
-    if d.sources:
-        out += ["", "## Appendix: sources", "", text(SOURCES_NOTE), ""]
-        out += table([["ID", "Title", "Address", "Fetched (UTC)", "Use"]],
-                     [[text(s["id"]), text(s["title"]), text(s["url"]), text(s["fetched_at"]), text(s["used"])]
-                      for s in d.sources])
-    if d.unsourced and d.unsourced.shown:
-        out += ["", "## " + specifics.HEADING, "", text(specifics.NOTE), "", text(specifics.summary_line(d.unsourced))]
-        if d.unsourced.rows:
-            out += ["", *table([specifics.HEADER], [[text(cell) for cell in row] for row in d.unsourced.rows])]
-        if d.unsourced.unread:
-            out += ["", text(specifics.unread_line(d.unsourced))]
-    return "\n".join(out) + "\n"
+        number += len(section.notes)
+    for part in d.appendices:
+        out += _part(part) + [""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def section_text(section: Section) -> str:
+    """One section on its own (the chat's copy of a step): its heading, then its content."""
+    return "\n".join(_section(section, 1)) + "\n"

@@ -1,14 +1,23 @@
-"""Download a finished run's deliverable as Markdown or DOCX (the chat's export links)."""
+"""A finished run's deliverable: the downloads (either edition, every format), a step's Markdown for
+the chat's copy button, and a member marking the document final or reopening it."""
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
-from django.views.decorators.http import require_GET
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.exports import md
+from beyond_site.exports.document import CLIENT, EDITIONS, filename
+from beyond_site.exports.editions import AUDIT, build
 from beyond_site.exports.formats import FORMATS
-from beyond_site.exports.document import filename, nothing_to_export
+from beyond_site.exports.document import nothing_to_export
+from beyond_site.lib.inputs import bad_request
+from beyond_site.runs import versions
 from beyond_site.runs.access import require_run
-from beyond_site.workspaces.access import READ
+from beyond_site.workspaces.access import READ, WRITE
 
 
 def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
@@ -17,15 +26,73 @@ def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
     return response
 
 
+def _text(body: str, status: int = 200) -> HttpResponse:
+    return HttpResponse(body, status=status, content_type="text/plain; charset=utf-8")
+
+
 @login_required
 @require_GET
 def export(request, slug, run_id, ext):
     run = require_run(request, slug, run_id, READ)
+    edition = request.GET.get("edition", AUDIT)
+    if edition not in EDITIONS:
+        return bad_request(request, f"There is no {edition[:20]!r} edition: ask for client or audit.")
     if not run.is_finished:
-        return HttpResponse("This run has not finished yet: export it when it has.", status=409,
-                            content_type="text/plain; charset=utf-8")
+        return _text("This run has not finished yet: export it when it has.", status=409)
     nothing = nothing_to_export(run)
     if nothing:
-        return HttpResponse(nothing, status=409, content_type="text/plain; charset=utf-8")
+        return _text(nothing, status=409)
     fmt = FORMATS[ext]
-    return _attachment(fmt.render(run), fmt.content_type, filename(run, ext))
+    return _attachment(fmt.render(run, edition), fmt.content_type, filename(run, ext, edition))
+
+
+@login_required
+@require_GET
+def step_markdown(request, slug, run_id, index):
+    """A released step as the client edition writes it (the chat's "Copy" on a step)."""
+    run = require_run(request, slug, run_id, READ)
+    section = next((s for s in build(run, CLIENT).sections if s.index == index and s.released), None)
+    if section is None:
+        raise Http404("This step has not been released.")
+    return _text(md.section_text(section))
+
+
+def _back(request, run) -> HttpResponse:
+    """Back to the run in its conversation, where every version's status has changed: from the chat
+    (htmx), the page the member is on is loaded again whole (HX-Refresh: a redirect to the same page
+    with only an #anchor added would not reload it)."""
+    if run.conversation_id is None:
+        url = reverse("audit:run", args=[run.workspace.slug, run.pk])
+    else:
+        url = reverse("chat:conversation", args=[run.workspace.slug, run.conversation_id]) + f"#run-{run.pk}"
+    if request.htmx:
+        return HttpResponse(status=200, headers={"HX-Refresh": "true"})
+    return redirect(url)
+
+
+@login_required
+@require_POST
+def mark_final(request, slug, run_id):
+    """Mark this run's version of the conversation's document final (a member or an admin)."""
+    run = require_run(request, slug, run_id, WRITE)
+    try:
+        version = versions.mark_final(run, request.user)
+    except versions.NotMarkable as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Version {version.number} is marked final: its exports say Final from now on.")
+    return _back(request, run)
+
+
+@login_required
+@require_POST
+def reopen(request, slug, run_id):
+    """Take the final mark off: the document is a draft again (a member or an admin)."""
+    run = require_run(request, slug, run_id, WRITE)
+    try:
+        version = versions.reopen(run, request.user)
+    except versions.NotMarkable as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Version {version.number} is a draft again.")
+    return _back(request, run)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.workspace_settings import budgets, invitations, research, views
+from beyond_site.workspace_settings import budgets, deliverables, invitations, research, views
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "workspace_settings"
@@ -10,6 +10,7 @@ urlpatterns = [
     path("topology/", views.topology, name="topology"),
     path("research/", research.research_default, name="research"),
     path("budgets/", budgets.budgets, name="budgets"),
+    path("deliverables/", deliverables.deliverables, name="deliverables"),
     path("members/", views.member_add, name="member_add"),
     path("members/<int:membership_id>/role/", views.member_role, name="member_role"),
     path("members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.workspaces import access, configuration, members
+from beyond_site.workspace_settings.deliverables import DeliverablesForm
 from beyond_site.workspace_settings.research import research_context
 from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, InviteForm, RoleForm, TopologyForm
 from beyond_site.workspaces.frameworks import available_packs
@@ -50,6 +51,7 @@ def render_settings(request, membership, *, status=200, packs=None, **forms):
         "workspace": workspace,
         "membership": membership,
         **research_context(),
+        "deliverables_form": DeliverablesForm.for_workspace(workspace),
         "frameworks_form": forms.get("frameworks_form") or FrameworksForm(
             packs=packs, initial={"frameworks": [k for k in workspace.enabled_frameworks or [] if k in packs]}),
         "topology_form": forms.get("topology_form") or TopologyForm(current=current),

@@ -28,6 +28,11 @@ class Workspace(models.Model):
     enabled_frameworks = models.JSONField(default=default_frameworks, blank=True)
     #: Whether a new conversation starts with the chat's web-research toggle on.
     research_default = models.BooleanField(default=False)
+    #: The deliverables' page furniture (docs/deliverables.md): paper size, the classification in
+    #: every footer, and the organisation on the title page (the workspace's name when empty).
+    export_paper = models.CharField(max_length=6, choices=[("a4", "A4"), ("letter", "Letter")], default="a4")
+    export_classification = models.CharField(max_length=60, default="Internal", blank=True)
+    export_organisation = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -347,6 +352,9 @@ class Conversation(models.Model):
     research = models.BooleanField(default=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    #: The version of the conversation's document a member marked final (runs/versions.py numbers
+    #: them): null while every version is a draft. Each mark is also on the change log.
+    final_version = models.PositiveIntegerField(null=True, blank=True)
 
     objects = models.Manager()
     visible = VisibleConversations()

@@ -47,7 +47,8 @@ def test_steps_appear_one_by_one_before_the_run_ends(page, server, width, height
     assert badges(run) == ["passed", "passed_after_rerender", "warning"]
     expect(run.locator('[data-step="3"] .step-warnings')).to_contain_text("Still no review frequency.")
     expect(run.locator(".recap")).to_contain_text("part 3 carries a warning")
-    expect(run.locator("a", has_text="Word (DOCX)")).to_be_visible()
+    run.locator(".export-menu summary").click()
+    expect(run.locator('[data-export="client-docx"]')).to_be_visible()
     assert run.get_attribute("ws-connect") is None
     text = run.inner_text().lower()
     titles = " ".join(b.get_attribute("title") for b in run.locator(".badge").all()).lower()

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from beyond_site.chat.presenting import run_view
 from beyond_site.exports import md
-from beyond_site.exports.document import build
+from beyond_site.exports.editions import build
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace

@@ -68,7 +68,7 @@ def test_the_docx_has_a_title_page_with_the_models_and_the_verification_summary(
     paragraphs = [(p.style.name, p.text) for p in doc.paragraphs]
     assert paragraphs[0] == ("Title", 'Access "policy" / v2 <draft>')
     text = "\n".join(t for _, t in paragraphs)
-    assert "Workspace: Acme" in text and "Date: " in text
+    assert "Organisation: Acme" in text and "Date: " in text and "Version: 1" in text and "Status: Draft" in text
     assert ("Sections: 1 passed, 1 released with a warning, 1 not released. "
             "Each warning is a comment on its section.") in text
     assert "It does not mean the content is true, complete or correct" in text
@@ -129,7 +129,7 @@ def test_the_markdown_export_has_the_same_shape(finished, alice):
     assert text.startswith('# Access "policy" / v2 \\<draft\\>\n')
     assert "Sections: 1 passed, 1 released with a warning, 1 not released." in text
     assert "## Asset register" in text and "| A-2 | Laptops \\| fleet | IT |" in text
-    assert "## Part 2[^w1]\n\nManagers approve." in text and "[^w1]: Warning: Issues: \\[step\\_contract\\] misses B" in text
+    assert "## Part 2[^n1]\n\nManagers approve." in text and "[^n1]: Warning: Issues: \\[step\\_contract\\] misses B" in text
     assert "[the policy](https://example.org/policy)" in text and "**every**" in text
     assert "| C2 | GDPR | Art. 32 | Security of processing |" in text
     assert text.index("## Verification") < text.index("## Asset register") < text.index("## Appendix")
@@ -202,13 +202,13 @@ def test_a_follow_up_is_exported_under_its_documents_name_with_its_own_instructi
     assert doc.core_properties.title == 'Access "policy" / v2 <draft>'
     response = get(alice, follow_up, "md")
     assert response.content.decode().startswith(
-        '# Access "policy" / v2 \\<draft\\>\n\n**Task:** Add a section on cloud assets  \n**Workspace:** ')
+        '# Access "policy" / v2 \\<draft\\>\n\n**Task:** Add a section on cloud assets  \n**Organisation:** ')
     assert response["Content-Disposition"] == f'attachment; filename="beyond-run-{follow_up.pk}-access-policy-v2-draft.md"'
     # The conversation's first run says its task once: as the title.
     assert "Task:" not in get(alice, finished, "md").content.decode()
 
 
-def test_a_renamed_conversation_names_the_document_and_a_long_first_task_is_kept_whole(alice):
+def test_a_renamed_conversation_names_the_document_and_a_long_first_task_gives_a_short_title(alice):
     workspace = workspace_with(member=alice)
     task = ("Draft our ISO/IEC 27001:2022 asset-register overview for the three clinics, the head office "
             "and the cloud services we run")
@@ -217,9 +217,14 @@ def test_a_renamed_conversation_names_the_document_and_a_long_first_task_is_kept
     run.conversation.save()
     finished_run(run)
     assert run.conversation.title.endswith("…")
-    assert get(alice, run, "md").content.decode().startswith(f"# {task}\n\n**Workspace:** ")
+    short = "ISO/IEC 27001:2022 asset-register overview for the three clinics, the head…"
+    # Never the whole prompt as the title: the task itself is on the audit edition's title page.
+    assert get(alice, run, "md").content.decode().startswith(f"# {short}\n\n**Task:** {task}  \n**Organisation:** ")
+    client = get(alice, run, "md?edition=client").content.decode()
+    assert client.startswith(f"# {short}\n\n**Organisation:** ") and "Draft our" not in client
 
     Conversation.objects.filter(pk=run.conversation_id).update(title="Asset register <overview>")
     text = get(alice, run, "md").content.decode()
     assert text.startswith(f"# Asset register \\<overview\\>\n\n**Task:** {task}  \n")
     assert get(alice, run, "docx")["Content-Disposition"].endswith(f'-{run.pk}-asset-register-overview.docx"')
+    assert get(alice, run, "docx?edition=client")["Content-Disposition"].endswith('"asset-register-overview-v1.docx"')

@@ -1,4 +1,5 @@
-"""`beyond_export RUN_ID --format md|docx|json --out PATH`: what the chat's links give, on disk."""
+"""`beyond_export RUN_ID --format md|docx|pdf|xlsx|json [--edition client|audit] --out PATH`: what the
+chat's links give, on disk."""
 from __future__ import annotations
 
 import io
@@ -10,11 +11,13 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 from docx import Document as Docx
+from openpyxl import load_workbook
 
 from pipeline import events as ev
 from pipeline.events import Event
 from tests import scripting
 from tests.site.chat_support import new_run, record, released, workspace_with
+from tests.site.export_support import MODEL, STEP_WARNING, docx_text, rich_run
 from tests.site.test_chat_exports import INVENTORY
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,6 +48,20 @@ def test_it_writes_the_same_markdown_as_the_download(run, tmp_path, client, alic
     export(str(run.pk), "--format", "md", "--out", str(out))
     client.force_login(alice)
     assert out.read_bytes() == client.get(f"/w/{run.workspace.slug}/runs/{run.pk}/export.md").content
+
+
+def test_it_writes_the_client_edition_when_asked_and_the_audit_edition_by_default(alice, tmp_path):
+    run = rich_run(workspace_with(member=alice), alice)
+    client, audit = tmp_path / "client.docx", tmp_path / "audit.docx"
+    assert "docx, client edition" in export(str(run.pk), "--format", "docx", "--edition", "client", "--out", str(client))
+    export(str(run.pk), "--format", "docx", "--out", str(audit))
+    assert STEP_WARNING not in docx_text(client.read_bytes()) and MODEL not in docx_text(client.read_bytes())
+    assert STEP_WARNING in docx_text(audit.read_bytes()) and MODEL in docx_text(audit.read_bytes())
+    tables = tmp_path / "tables.xlsx"
+    export(str(run.pk), "--format", "xlsx", "--out", str(tables))
+    assert load_workbook(tables).sheetnames == ["Document", "Register of processing", "Assets"]
+    with pytest.raises(CommandError):
+        export(str(run.pk), "--format", "docx", "--edition", "draft", "--out", str(client))
 
 
 def test_json_is_the_run_trace(run, tmp_path):

@@ -10,9 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.topology import TopologyError, parse_shorthand
-from beyond_site.workspaces import configuration
-from beyond_site.workspaces import knowledge
-from beyond_site.workspaces import members
+from beyond_site.workspaces import configuration, export_settings, knowledge, members
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 
 
@@ -65,6 +63,14 @@ class Command(BaseCommand):
         budget.add_argument("slug")
         for option, what in BUDGET_OPTIONS.items():
             budget.add_argument(f"--{option}", metavar="N|none", help=what)
+        export = sub.add_parser("set-export", help="the deliverables' page furniture (a setting not named stays "
+                                                   "as it is)")
+        export.add_argument("slug")
+        export.add_argument("--paper", choices=sorted(export_settings.PAPERS), help="the paper size (default a4)")
+        export.add_argument("--classification", metavar="TEXT",
+                            help="printed in every page's footer, e.g. Internal; '' for none")
+        export.add_argument("--organisation", metavar="TEXT",
+                            help="named on the title page; '' for the workspace's name")
 
     def handle(self, *args, **opts):
         action = opts["action"]
@@ -121,6 +127,13 @@ class Command(BaseCommand):
                 keys = [key.strip() for key in opts["keys"].split(",") if key.strip()]
                 enabled = configuration.set_enabled_frameworks(workspace, keys)
                 self.stdout.write(f"Enabled frameworks of {workspace.slug}: {', '.join(enabled) or 'none'}")
+            elif action == "set-export":
+                now = export_settings.set_export_settings(
+                    workspace, paper=opts["paper"], classification=opts["classification"],
+                    organisation=opts["organisation"])
+                self.stdout.write(f"Deliverables of {workspace.slug}: paper {export_settings.PAPERS[now['paper']]}, "
+                                  f"classification {now['classification'] or '(none)'}, "
+                                  f"organisation {now['organisation'] or workspace.name + ' (the workspace name)'}")
             elif action == "set-research-default":
                 on = configuration.set_research_default(workspace, opts["value"] == "on")
                 self.stdout.write(f"New conversations in {workspace.slug} start with web research "
