@@ -22,7 +22,7 @@ from beyond_site.runs.models import Run, Step
 from beyond_site.runs import verification
 from beyond_site.runs.queue import conversation_title
 from beyond_site.runs.selectors import evidence_items
-from beyond_site.runs.sources import source_views
+from beyond_site.runs.sources import USED, source_views
 from beyond_site.runs.versions import DocumentVersion, document_version
 
 CLIENT, AUDIT = "client", "audit"
@@ -133,7 +133,7 @@ def _references(run: Run) -> list[Part]:
     rows = [[str(c.get(k) or "") for k in ("framework", "ref", "title")]
             for c in (run.brief or {}).get("citations") or []]
     blocks = [text_table(["Framework", "Reference", "Title"], rows)] if rows else []
-    cited = [view for view in source_views_of(run) if view.used]
+    cited = [view for view in source_views_of(run) if view.use == USED]
     if cited:
         blocks.append(line("Sources:"))
         blocks.append(text_table(["Title", "Address"], [[clean(v.title or v.url), clean(v.url)] for v in cited]))

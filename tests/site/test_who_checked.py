@@ -126,7 +126,7 @@ def test_the_audit_pages_say_who_checked_and_filter_by_it(acme, alice, tmp_path)
 
 
 def test_the_exports_say_who_checked_and_what_the_badges_mean(acme, tmp_path):
-    from beyond_site.exports.document import CHECKED_MEANING, PASS_MEANING
+    from beyond_site.exports.editions import CHECKED_MEANING, PASS_MEANING
 
     trace, _ = offline_run()
     path = tmp_path / "out.md"
