@@ -30,7 +30,7 @@ from pathlib import Path
 
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.template import engines
 from django.urls import get_resolver
 
@@ -48,7 +48,8 @@ def _urls() -> None:
 
 
 def _prepared_queries() -> None:
-    compile_all(DEFAULT_DB_ALIAS)
+    with transaction.atomic():  # the recorder's lease check is a locking read, compiled only in a transaction
+        compile_all(DEFAULT_DB_ALIAS)
 
 
 def _framework_packs() -> None:

@@ -26,19 +26,20 @@ from channels.layers import channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.db import connection, transaction
-from django.test import AsyncClient
+from django.db.models import Count
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import AsyncClient, Client
 from django.urls import reverse
 from procrastinate.contrib.django.models import ProcrastinateJob
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from beyond_site.asgi import application
-from beyond_site.runs.jobs import RUN_TASK
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.reaping import JOB_ENDED, WORKER_SILENT, interrupted
 from beyond_site.lib.runners import job_owner
 from beyond_site.runs.bells import ring_doorbell
-from beyond_site.runs.queue import claim_next_run, claim_run, request_stop, start_run
+from beyond_site.runs.queue import RUN_TASK, claim_next_run, claim_run, request_stop, start_run
 from beyond_site.runs.tasks import reap_interrupted_runs
 from beyond_site.workspaces.models import Conversation
 from pipeline.topology import parse_shorthand
@@ -84,7 +85,9 @@ class Workers:
     def start(self, count: int, concurrency: int = 2, poll: float = 0.3, *options: str, **env: str
               ) -> list[subprocess.Popen]:
         full_env = {**os.environ, "DATABASE_URL": self.database_url, "BEYOND_RUN_IN_PROCESS": "false",
-                    "BEYOND_LOG_LEVEL": "INFO", **env}
+                    "BEYOND_LOG_LEVEL": "INFO",
+                    # The files' originals this test's process stored (tests/conftest.py).
+                    "BEYOND_FILES_DIR": str(settings.STORAGES["originals"]["OPTIONS"]["location"]), **env}
         started = []
         for _ in range(count):
             log = open(self.tmp_path / f"worker-{len(self.procs)}.log", "wb")
@@ -579,7 +582,7 @@ async def test_the_reaper_fails_runs_whose_job_ended_and_gives_queued_runs_witho
     waiting, _ = await database_sync_to_async(start_run)(workspace, "Queued before the switch", topology=offline)
     settings.BEYOND_RUN_IN_PROCESS = False
     running, _ = await database_sync_to_async(start_run)(workspace, "Its job is gone", topology=offline)
-    assert await database_sync_to_async(claim_run)(running.pk, job_owner(987654321), with_lease=False)
+    assert await database_sync_to_async(claim_run)(running.pk, job_owner(987654321), leased=False)
     await database_sync_to_async(Step.objects.create)(run=running, index=1, title="One", content_spec="x")
 
     assert await reap_interrupted_runs() == [running.pk]
@@ -604,3 +607,62 @@ async def test_doorbells_for_two_hundred_pages_of_one_process_all_arrive(redis_l
         await layer.group_send(f"run-bell-test-{n}", {"type": "run.event", "seq": n})
     heard = [await asyncio.wait_for(layer.receive(channel), 5) for channel in channels]
     assert [m["seq"] for m in heard] == list(range(200))
+
+
+# -- background work other than runs: calibration and files, on the workers -----------------------
+
+async def test_a_calibration_started_from_the_page_runs_on_a_worker(tmp_path, alice, workers):
+    from beyond_site.calibration.models import CalibrationReport
+    from beyond_site.workspaces.models import Membership
+    from tests.site.calibration_support import verifier_script
+
+    def admin_with_a_scripted_verifier():
+        workspace = workspace_with("acme", member=alice)
+        Membership.objects.filter(user=alice, workspace=workspace).update(role=Membership.ADMIN)
+        path = verifier_script(tmp_path, PASS)
+        workspace.topology = {role: {"provider": "scripted", "path": str(path)}
+                              for role in ("planner", "executor", "verifier", "summarizer")}
+        workspace.save()
+        client = Client()
+        client.force_login(alice)
+        return client.post("/w/acme/calibration/start/", {"contract": "narrow", "drafts": "10"})
+
+    response = await database_sync_to_async(admin_with_a_scripted_verifier)()
+    assert response.status_code == 302
+    report = await database_sync_to_async(CalibrationReport.objects.get)()
+    assert report.status == CalibrationReport.QUEUED  # the web process queued it: it runs none itself
+    workers.start(1)
+    owner, results = await within(60, lambda: CalibrationReport.objects.filter(pk=report.pk, status="completed")
+                                  .annotate(n=Count("results")).values_list("lease_owner", "n").first(),
+                                  "the calibration completed on the worker", workers)
+    assert "/job-" in owner and pid_of(owner) == workers.procs[0].pid and results == 10
+
+
+async def test_a_worker_killed_while_reading_a_file_leaves_it_failed_with_the_reason(tmp_path, alice, workers):
+    from beyond_site.workspaces.models import Document
+    from beyond_site.workspaces.reading import INTERRUPTED
+    from tests.site.test_reading_off_the_request import slow_workbook
+
+    data = slow_workbook(40_000)
+
+    def upload():
+        workspace_with("acme", member=alice)
+        client = Client()
+        client.force_login(alice)
+        return client.post("/w/acme/upload/", {"files": [SimpleUploadedFile("inventory.xlsx", data)]},
+                           HTTP_HX_REQUEST="true")
+
+    response = await database_sync_to_async(upload)()
+    assert response.status_code == 200 and "reading…" in response.content.decode()
+    procs = workers.start(2, **QUICK_REAPING)
+    reader = await within(30, lambda: Document.objects.exclude(lease_owner=None).values_list("lease_owner", flat=True)
+                          .first(), "a worker took the file", workers)
+    victim = workers.by_owner(reader)
+    survivor = next(p for p in procs if p is not victim)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=5)
+    failed = await within(30, lambda: Document.objects.filter(status=Document.FAILED)
+                          .values_list("failure", "text", "chunks").first(),
+                          "the survivor's housekeeping marked the file failed", workers)
+    assert failed == (INTERRUPTED, "", None)  # never half-read: no text, no chunk
+    assert survivor.poll() is None, workers.logs()
