@@ -36,8 +36,9 @@ def start_web_process() -> None:
         warmup.prepare_process()
     reactor = sys.modules.get("twisted.internet.reactor")
     if reactor is not None and hasattr(reactor, "callWhenRunning"):
-        # Called on daphne's asyncio loop once the reactor runs (before the first connection).
-        reactor.callWhenRunning(lambda: start_background(asyncio.get_running_loop()))
+        # The reactor calls its "when running" callbacks before its asyncio loop runs: the
+        # background starts at the loop's first turn (before the first connection is served).
+        reactor.callWhenRunning(reactor.callLater, 0, lambda: start_background(asyncio.get_running_loop()))
 
 
 def start_background(loop: asyncio.AbstractEventLoop) -> None:

@@ -79,9 +79,10 @@ def test_a_process_warms_up_settles_and_closes_its_connection_unless_switched_of
     assert ran == [warmup.WORKER_PARTS, "settled", "closed"]
 
 
-def test_daphne_warms_the_application_up_before_it_listens(tmp_path):
+def test_daphne_warms_the_application_up_before_it_listens_and_starts_the_background_once_it_runs(tmp_path):
     # Warmed beside the first requests, a template engine a request made while the warm-up made
-    # its own was the one kept, and what the warm-up compiled went unused.
+    # its own was the one kept, and what the warm-up compiled went unused. The background work
+    # (runtime/process.py) starts on daphne's loop, with no request needed.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -94,7 +95,7 @@ def test_daphne_warms_the_application_up_before_it_listens(tmp_path):
                                   stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
-        while "Listening on TCP address" not in log.read_text() and time.monotonic() < deadline:
+        while "background work on this process's loop" not in log.read_text() and time.monotonic() < deadline:
             assert server.poll() is None, log.read_text()
             time.sleep(0.2)
     finally:
@@ -104,6 +105,7 @@ def test_daphne_warms_the_application_up_before_it_listens(tmp_path):
     assert "Listening on TCP address" in text, text
     assert -1 < text.find("beyond.warmup: warmed up in") < text.find("Listening on TCP address"), text
     assert "templates" in text[text.find("warmed up in"):].splitlines()[0]
+    assert "background work on this process's loop (embedded)" in text, text
 
 
 def _passes_in_a_process_of_its_own(code: str) -> None:
