@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/audit_history.py [--db sqlite|postgres] [--runs 100000] [--repeat 7] [--fresh]
 
-Seeds a workspace with `--runs` finished runs (manage.py beyond_seed_history) in a database kept
+Seeds a workspace with `--runs` finished runs (bench/history_seed.py) in a database kept
 between invocations (a file in the temp folder for SQLite, database `beyond_audit_history` on the
 PostgreSQL server at 127.0.0.1:5432), or reuses it when it already holds them; `--fresh` starts
 over. Then, in one process, an auditor requests each page `--repeat` times through Django's test
@@ -24,6 +24,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PY = str(ROOT / ".venv" / "bin" / "python")
 SLUG = "history"
 PG_DATABASE = "beyond_audit_history"
+
+SEED = r"""
+import sys, time
+from bench.history_seed import seed_history
+started, runs = time.perf_counter(), RUNS_VALUE
+ws, made = seed_history(SLUG_VALUE, runs, progress=lambda made: print(
+    f"{made}/{runs} runs ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True))
+print(f"Seeded {made} runs into {ws.slug} in {time.perf_counter() - started:.1f} s")
+"""
 
 CHILD = r"""
 import datetime, json, statistics, sys, time
@@ -112,7 +121,8 @@ def main() -> int:
     if int(held) < args.runs:
         if int(held):
             raise SystemExit(f"workspace {SLUG!r} holds {held} runs, fewer than {args.runs}: run again with --fresh")
-        subprocess.run([PY, "manage.py", "beyond_seed_history", "--workspace", SLUG, "--runs", str(args.runs)], **manage)
+        seed = SEED.replace("SLUG_VALUE", repr(SLUG)).replace("RUNS_VALUE", repr(args.runs))
+        subprocess.run([PY, "manage.py", "shell", "-v", "0", "-c", seed], **manage)
     child = CHILD.replace("SLUG_VALUE", repr(SLUG)).replace("REPEAT_VALUE", repr(args.repeat))
     done = subprocess.run([PY, "manage.py", "shell", "-v", "0", "-c", child], cwd=ROOT, env=env,
                           capture_output=True, text=True)

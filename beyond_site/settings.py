@@ -213,7 +213,7 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 # The product speaks English only. With translation machinery on, every date filter and form
 # label asks the request's active language (a context-local lookup): a measurable share of the
-# CPU a page costs under load (docs/operations.md, "Throughput").
+# CPU a page costs under load (bench/README.md, "Throughput").
 USE_I18N = False
 USE_TZ = True
 

@@ -7,9 +7,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from pipeline.providers.base import ROLES
+from pipeline.providers.profiles import ProfileError, resolve_profile
 from pipeline.schemas import describe_errors
 
-ROLES = ("planner", "executor", "verifier", "summarizer")
 DEFAULT_EFFORT = {"planner": "high", "executor": "low", "verifier": "low", "summarizer": "low"}
 
 
@@ -64,9 +65,6 @@ class RoleConfig(BaseModel):
 def _check_profile(cfg: RoleConfig) -> None:
     """A profile name or override that does not resolve is a topology error, caught when the
     topology is read rather than when a run starts."""
-    # Imported here: the providers package imports this module.
-    from pipeline.providers.profiles import ProfileError, resolve_profile
-
     try:
         resolve_profile(cfg.provider, cfg.profile, concurrency=cfg.concurrency, retries=cfg.retries)
     except ProfileError as exc:

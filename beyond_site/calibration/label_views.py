@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from beyond_site.calibration.forms import LabelForm
-from beyond_site.calibration.labels import LabelRefused, label_issue, may_label
+from beyond_site.calibration.labels import LabelRefused, label_issue
 from beyond_site.runs.models import Run
-from beyond_site.workspaces.access import READ, require_membership
+from beyond_site.workspaces.access import AUDIT, READ, allows, require_membership
 
 
 @require_POST
@@ -23,7 +23,7 @@ from beyond_site.workspaces.access import READ, require_membership
 def label(request, slug: str, run_id: int):
     membership = require_membership(request, slug, READ)
     run = get_object_or_404(Run.objects.select_related("workspace"), pk=run_id, workspace=membership.workspace)
-    if not may_label(membership):
+    if not allows(membership, AUDIT):
         raise PermissionDenied("Only the workspace's auditors and admins label issues")
     back = reverse("audit:run", args=[slug, run.pk])
     form = LabelForm(request.POST)

@@ -16,14 +16,8 @@ from django.db.models import Max
 from pipeline.calibration.report import proportion
 from beyond_site.calibration.models import IssueLabel, verifier_name
 from beyond_site.runs.models import Run, Verdict
-from beyond_site.workspaces.models import Membership
 
 NOTE_MAX = 2000
-
-
-def may_label(membership: Membership | None) -> bool:
-    """Auditors and admins label; members read the labels like the rest of the record."""
-    return membership is not None and membership.role in (Membership.AUDITOR, Membership.ADMIN)
 
 
 @dataclass

@@ -4,7 +4,7 @@ every doorbell, and what the chat draws of each run.
 Those fragments are rendered far more often than any page: at every event a page sees, for every
 page that follows the run, and again at the run's end. Jinja2 compiles a template to Python and
 rendered them about four times faster than Django's template language (bench/load.py, and
-docs/operations.md "Throughput"); every other template stays in Django's. The environment gives
+bench/README.md "Throughput"); every other template stays in Django's. The environment gives
 them what Django's tags gave: `url()` for `{% url %}`, and the few filters they use. Escaping is
 on and is Django's, and Django's safe strings (sanitised Markdown) pass through as they are.
 """

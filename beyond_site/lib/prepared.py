@@ -2,7 +2,7 @@
 
 Building and compiling a query costs Django a few hundred microseconds (more on a wide row or a
 join), where SQLite answers it in a few dozen: on the paths every event, page tail and submission
-takes, the building was most of the work (docs/operations.md, "Throughput"). A prepared query is
+takes, the building was most of the work (bench/README.md, "Throughput"). A prepared query is
 written with the ORM as usual, with `Param("name")` where a value changes from call to call. It is
 compiled once per database alias, on first use, and then runs its SQL with the new values through
 a cursor: the same SQL the ORM would send, the same conversions of what comes back.

@@ -1,4 +1,4 @@
-"""How many HTTP requests Django works on at once in this process (docs/operations.md, "Throughput").
+"""How many HTTP requests Django works on at once in this process (bench/README.md, "Throughput").
 
 Under ASGI every request's synchronous part (the middleware, the view) gets a thread of its own.
 A burst of a hundred submissions makes a hundred threads that all want the one interpreter lock:

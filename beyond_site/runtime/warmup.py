@@ -6,7 +6,7 @@ A process keeps a good deal that it builds on first use: every prepared query's 
 (workspaces/frameworks.py) and what the citation checks read of it (pipeline/citations), the
 planner's JSON schema, the role prompts, the model providers' modules. Built lazily, all of it
 fell on the first submissions after a start, and under a burst several request threads built the
-same thing at once while the others waited for the interpreter (docs/operations.md, "Throughput").
+same thing at once while the others waited for the interpreter (bench/README.md, "Throughput").
 A web process served by daphne warms up as its application is loaded, before it listens
 (beyond_site/asgi.py); a worker of the scaled mode before it takes its first job.
 
@@ -17,7 +17,7 @@ Once warm, the process settles its memory for the garbage collector (`settle`): 
 then lives as long as the process, so it is frozen out of the collector's passes, and the young
 generation is collected less often. A full pass over the 200,000 objects of a warm web process
 held the interpreter 220 to 440 ms here, and at 100 submissions at once the collector took about
-360 ms of the burst's first six seconds; settled, about 100 (docs/operations.md, "Throughput").
+360 ms of the burst's first six seconds; settled, about 100 (bench/README.md, "Throughput").
 """
 from __future__ import annotations
 

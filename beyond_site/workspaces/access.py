@@ -1,7 +1,8 @@
-"""Workspace access: the one place that decides who may read or write what.
+"""Workspace access: what each role may do (READ, WRITE, ADMIN, AUDIT), and a caller's membership.
 
-Every view, download and websocket goes through these, so authorization has one obvious home.
-Non-members get a 404 (not a 403) so that workspace slugs do not leak.
+Every view, download and websocket starts here. Non-members get a 404 (not a 403) so that
+workspace slugs do not leak. Two rules also ask who made a thing, and sit beside what they guard:
+`runs/queue.py` `may_stop` and `workspaces/conversations.py` `may_manage_conversation`.
 """
 from __future__ import annotations
 

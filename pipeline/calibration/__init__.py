@@ -11,8 +11,8 @@ Plain Python, no Django.
 from __future__ import annotations
 
 from .contracts import CONTRACTS, NARROW, WIDENED, verifier_request
-from .corpus import (CITATION_TYPES, CLEAN, MODEL_ONLY_TYPES, VIOLATION_TYPES, CorpusDraft, Truth, build_corpus,
-                     draft_id, seed_drafts, workspace_drafts)
+from .corpus import CITATION_TYPES, MODEL_ONLY_TYPES, VIOLATION_TYPES, build_corpus, seed_drafts, workspace_drafts
+from .drafts import CLEAN, CorpusDraft, Truth, draft_id
 from .report import calibration_report, issue_matches, mechanical_findings, wilson
 from .runner import Budget, CallResult, Progress, RunOutcome, run_calibration
 from .topologies import compare_topologies, read_tasks, wall_time_s

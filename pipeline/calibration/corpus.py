@@ -8,77 +8,21 @@ across runs of the corpus builder.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from pipeline.citations import CitationGate
 from pipeline.citations.gate import Packs, pack_set
 from pipeline.schemas import Brief
 
+from .drafts import CLEAN, CorpusDraft, Truth, draft_id
+from .mutations import make_violation
 from .seed import seed_cases
 
-CLEAN = "clean"
 #: The violation types, each made from a clean draft by one mechanical change.
 CITATION_TYPES = ("altered_id", "altered_title", "altered_wording", "unapproved_citation")
 MODEL_ONLY_TYPES = ("contradicted_judgment", "removed_requirement")
 VIOLATION_TYPES = CITATION_TYPES + MODEL_ONLY_TYPES
-
-
-@dataclass(frozen=True)
-class Truth:
-    """What a draft is: clean, or which violation was planted and where.
-
-    `changed` is the text the violation put into the draft (for a removed item, the text taken
-    out); `context` is the line of the draft around it; `reported_as` lists the verdict issue
-    types that report this violation.
-    """
-
-    kind: str = CLEAN
-    detail: str = ""
-    changed: str = ""
-    context: str = ""
-    reported_as: tuple[str, ...] = ()
-
-    @property
-    def clean(self) -> bool:
-        return self.kind == CLEAN
-
-    def as_json(self) -> dict:
-        return {"kind": self.kind, "detail": self.detail, "changed": self.changed, "context": self.context,
-                "reported_as": list(self.reported_as)}
-
-
-@dataclass(frozen=True)
-class CorpusDraft:
-    """One step draft to verify, with the brief it was written from and its ground truth."""
-
-    draft_id: str
-    source: str          # "seed" or "workspace"
-    case: str            # the seed case id, or "run"
-    framework: str
-    doc_type: str
-    brief: Brief
-    step: int
-    text: str
-    truth: Truth = field(default_factory=Truth)
-    #: for seed drafts: content-spec item -> the line that delivers it
-    items: tuple[tuple[str, str], ...] = ()
-    #: for seed drafts: one sentence contradicting each judgment
-    contradictions: tuple[str, ...] = ()
-
-    def as_json(self) -> dict:
-        return {"draft_id": self.draft_id, "source": self.source, "case": self.case, "framework": self.framework,
-                "doc_type": self.doc_type, "brief": self.brief.model_dump(mode="json", exclude_none=True),
-                "step": self.step, "text": self.text, "truth": self.truth.as_json()}
-
-
-def draft_id(brief: Brief, step: int, text: str) -> str:
-    """A stable id: the same brief, step and text always give the same id."""
-    body = json.dumps([brief.model_dump(mode="json", exclude_none=True), step, text], sort_keys=True, ensure_ascii=False)
-    return "d" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
 
 def seed_drafts() -> list[CorpusDraft]:
@@ -122,8 +66,6 @@ def build_corpus(seed: int = 0, *, runs: Iterable[tuple[Brief | dict, int, str]]
     `size` keeps that many drafts, half of them clean and the rest spread evenly over the
     violation types (as far as there are drafts of each), chosen with `seed`.
     """
-    from .mutations import make_violation
-
     extra = pack_set(packs)
     kinds = [kind for kind in kinds if kind in VIOLATION_TYPES]
     corpus: list[CorpusDraft] = []

@@ -28,7 +28,7 @@ from pipeline.frameworks.refs import catalogue_ref
 from pipeline.schemas import Brief
 
 from .blocks import append_sentence, line_of, prose_paragraphs, remove_block, sentence_of
-from .corpus import CorpusDraft, Truth, draft_id
+from .drafts import CorpusDraft, Truth, draft_id
 
 CITATION_ISSUES = ("altered_citation", "invented_citation")
 

@@ -27,7 +27,8 @@ from collections.abc import Iterable
 from pipeline.citations import CitationGate
 from pipeline.citations.gate import Packs, pack_set
 
-from .corpus import VIOLATION_TYPES, CorpusDraft, Truth
+from .corpus import VIOLATION_TYPES
+from .drafts import CorpusDraft, Truth
 from .runner import ERROR, PARSED, CallResult
 
 Z95 = 1.959963984540054

@@ -19,7 +19,7 @@ from pipeline.providers.base import CompletionRequest, Provider, ProviderError
 from pipeline.topology import RoleConfig
 
 from .contracts import CONTRACTS, verifier_request
-from .corpus import CorpusDraft
+from .drafts import CorpusDraft
 
 UNPARSEABLE, PARSED, ERROR = "unparseable", "parsed", "error"
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from pipeline.providers.base import Provider
-from pipeline.topology import ROLES, RoleConfig, Topology
+from pipeline.providers.base import ROLES, Provider
+
+if TYPE_CHECKING:  # for the annotations only: the topology imports this package's profiles
+    from pipeline.topology import RoleConfig, Topology
 
 
 def _instance_key(cfg: RoleConfig) -> str:

@@ -8,9 +8,11 @@ final error (docs/verifier-contract.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 Role = Literal["planner", "executor", "verifier", "summarizer"]
+#: The roles in the order a run uses them.
+ROLES: tuple[Role, ...] = get_args(Role)
 Effort = Literal["high", "medium", "low"]
 
 

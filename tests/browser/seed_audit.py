@@ -19,7 +19,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from beyond_site.audit.history_seed import seed_history  # noqa: E402
+from bench.history_seed import seed_history  # noqa: E402
 from beyond_site.workspaces.models import Membership  # noqa: E402
 from tests import scripting  # noqa: E402
 from tests.scripting import PASS  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from beyond_site.audit.history_seed import SEEDER, seed_history
+from bench.history_seed import SEEDER, seed_history
 from beyond_site.audit.presenters import draft_diff
 from beyond_site.lib.timezones import zone_from
 from beyond_site.runs.models import Run, Step
@@ -204,7 +204,7 @@ def test_a_deleted_conversation_is_named_but_not_linked(auditor_client, tmp_path
     assert "deleted from the chat" in html and f'/c/{trace["run"]["conversation"]}/' not in html
 
 
-# -- the seeding command --------------------------------------------------------------------------
+# -- the history seeder (bench/history_seed.py) ---------------------------------------------------
 
 def test_the_seeder_refuses_an_existing_workspace_unless_told(acme):
     with pytest.raises(ValueError):

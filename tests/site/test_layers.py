@@ -1,27 +1,49 @@
-"""The site's apps form a stack (docs/architecture.md): each app may use the apps below it, never
-one beside or above it, and no module import hides inside a function to get round that."""
+"""The site's apps form a stack (docs/architecture.md, "The layers of the site"): each app may use
+the apps below it, never one beside or above it, and no module import hides inside a function to
+get round that.
+
+"Use" is everything that runs inside an app's answer: its Python imports, the templates it renders
+(by name from Python, or through `{% include %}`, `{% extends %}` and Jinja2's `import`), and the
+template tag libraries those load. A template belongs to the app whose folder it is in
+(`templates/<app>/`, `templates/jinja2/<app>/`); the site's frame (`base.html`, the error pages,
+Django's login pages) belongs to none and may be used by all. Pointing the browser at a page (a
+link, a form's action, a redirect) is navigation, not use: any page may name any other by its URL
+name, and the test checks only that every name it gives exists and says its app (`chat:conversation`
+is a page of `chat`).
+"""
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.urls import get_resolver
 
-SITE = Path(__file__).resolve().parents[2] / "beyond_site"
+from tests.import_graph import cycles, imports
 
-#: Lower numbers are lower layers. `lib` holds helpers with no models; the top layer's apps are
-#: peers that never import one another.
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "beyond_site"
+TEMPLATES = ROOT / "templates"
+JINJA = TEMPLATES / "jinja2"
+
+#: Lower numbers are lower layers. `lib` holds helpers with no models; the apps of one layer are
+#: peers that never use one another.
 LAYERS = {
     "lib": 0,
     "workspaces": 1,
     "runs": 2,
-    "chat": 3, "audit": 3, "exports": 3, "workspace_settings": 3, "accounts": 3, "files": 3,
+    # The verifier's calibration: labels on the issues verifiers raised, reports, its job and its
+    # page. Below the pages because the auditors' run page shows a run's labels section.
     "calibration": 3,
+    "chat": 4, "audit": 4, "exports": 4, "workspace_settings": 4, "accounts": 4, "files": 4,
     # How a process starts and what it runs besides requests (the web server's tuning, the worker).
-    "runtime": 4,
+    "runtime": 5,
 }
+#: Template folders of the site's frame rather than of an app: Django's login pages.
+FRAME_FOLDERS = {"registration"}
 #: Function-local imports with a reason other than hiding an edge: the extraction worker runs in a
 #: subprocess that lowers its own memory and CPU limits before it loads the parsers.
 LOCAL_IMPORTS_ALLOWED = {"workspaces/_extract_worker.py"}
@@ -34,26 +56,8 @@ def _app_of(module: str) -> str | None:
     return parts[1] if parts[1] in LAYERS else None
 
 
-def _imports(path: Path):
-    """(imported module, line, at module level?) for every beyond_site import in `path`."""
-    tree = ast.parse(path.read_text(), str(path))
-    top_level = {id(node) for node in tree.body}
-    package = ".".join(("beyond_site", *path.relative_to(SITE).with_suffix("").parts[:-1]))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:  # relative import: resolve against this module's package
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join([*base, node.module] if node.module else base)
-            else:
-                module = node.module or ""
-            names = [f"{module}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        else:
-            continue
-        for name in names:
-            if name.startswith("beyond_site."):
-                yield name, node.lineno, id(node) in top_level
+def _name(rel: Path) -> str:
+    return ".".join(("beyond_site", *rel.with_suffix("").parts)).removesuffix(".__init__")
 
 
 def _site_modules():
@@ -62,6 +66,25 @@ def _site_modules():
         if rel.parts[0] in LAYERS and "migrations" not in rel.parts:
             yield rel, path
 
+
+def _site_imports(rel: Path, path: Path):
+    """(imported beyond_site name, line, at module level?) for every import in the module."""
+    return [found for found in imports(path, _name(rel)) if found[0].startswith("beyond_site.")]
+
+
+def _uses_allowed(user: str | None, used: str | None) -> bool:
+    """Whether what belongs to `user` (an app, or None for the site's frame) may use what belongs
+    to `used`: its own, the frame's, or a lower layer's."""
+    if used is None or used == user:
+        return True
+    return user is not None and LAYERS[used] < LAYERS[user]
+
+
+def _layer(owner: str | None) -> str:
+    return f"{owner}, layer {LAYERS[owner]}" if owner else "the site's frame"
+
+
+# ---- Python ---------------------------------------------------------------------------------
 
 def test_every_app_is_placed_in_a_layer():
     packages = {p.name for p in SITE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
@@ -72,44 +95,29 @@ def test_apps_import_only_from_the_layers_below_them():
     wrong = []
     for rel, path in _site_modules():
         app = rel.parts[0]
-        for module, line, _ in _imports(path):
+        for module, line, _ in _site_imports(rel, path):
             target = _app_of(module)
-            if target and target != app and LAYERS[target] >= LAYERS[app]:
-                wrong.append(f"{rel}:{line} ({app}, layer {LAYERS[app]}) imports {module} (layer {LAYERS[target]})")
+            if target and not _uses_allowed(app, target):
+                wrong.append(f"{rel}:{line} ({_layer(app)}) imports {module} ({_layer(target)})")
     assert wrong == []
 
 
 def test_no_function_local_import_hides_an_edge():
     hidden = [f"{rel}:{line} imports {module} inside a function"
               for rel, path in _site_modules() if str(rel) not in LOCAL_IMPORTS_ALLOWED
-              for module, line, top in _imports(path) if not top]
+              for module, line, top in _site_imports(rel, path) if not top]
     assert hidden == []
 
 
 def test_the_site_modules_import_no_cycle():
+    modules = {_name(rel): (rel, path) for rel, path in _site_modules()}
     graph: dict[str, set[str]] = defaultdict(set)
-    modules = {".".join(("beyond_site", *rel.with_suffix("").parts)).removesuffix(".__init__"): path
-               for rel, path in _site_modules()}
-    for name, path in modules.items():
-        for module, _, _ in _imports(path):
+    for name, (rel, path) in modules.items():
+        for module, _, _ in _site_imports(rel, path):
             target = next((m for m in (module, module.rpartition(".")[0]) if m in modules), None)
             if target and target != name:
                 graph[name].add(target)
-    cycles, state = [], {}
-
-    def visit(node, trail):
-        state[node] = "open"
-        for nxt in sorted(graph[node]):
-            if state.get(nxt) == "open":
-                cycles.append(trail[trail.index(nxt):] + [nxt])
-            elif nxt not in state:
-                visit(nxt, trail + [nxt])
-        state[node] = "done"
-
-    for node in sorted(modules):
-        if node not in state:
-            visit(node, [node])
-    assert cycles == []
+    assert cycles(graph) == []
 
 
 @pytest.mark.parametrize("model", [m for m in apps.get_models() if m._meta.app_label in LAYERS],
@@ -122,3 +130,131 @@ def test_model_relations_point_down_the_stack(model):
               and field.related_model._meta.app_label in LAYERS
               and LAYERS[field.related_model._meta.app_label] > LAYERS[app]]
     assert upward == []
+
+
+# ---- Templates ------------------------------------------------------------------------------
+
+#: Every template, by the name it is loaded with, and its file (Django's, then Jinja2's run fragments).
+TEMPLATE_FILES = {
+    **{str(p.relative_to(TEMPLATES)): p for p in sorted(TEMPLATES.rglob("*.html")) if JINJA not in p.parents},
+    **{f"jinja2:{p.relative_to(JINJA)}": p for p in sorted(JINJA.rglob("*.html"))},
+}
+TAG = re.compile(r"{%-?\s*(include|extends|import|from|load)\s+(.*?)\s*-?%}", re.S)
+#: Each app's template tag libraries, by the name `{% load %}` gives them.
+TAG_LIBRARIES = {p.stem: p.relative_to(SITE).parts[0] for p in SITE.glob("*/templatetags/*.py") if p.stem != "__init__"}
+
+
+def _owner(name: str) -> str | None:
+    """The app a template (by its name, `jinja2:` for the fragments) belongs to, None for the frame."""
+    folder = name.removeprefix("jinja2:").split("/")[0]
+    return folder if folder in LAYERS else None
+
+
+def _template_uses(name: str, path: Path):
+    """(what the template uses: a template's name or `tags:` a library, line) for each tag."""
+    text = path.read_text()
+    jinja = name.startswith("jinja2:")
+    for match in TAG.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        kind, rest = match.groups()
+        if kind == "load":
+            libraries = rest.split(" from ")[-1].split() if " from " in rest else rest.split()
+            yield from ((f"tags:{library}", line) for library in libraries)
+        elif kind in ("import", "from") and not jinja:
+            continue
+        else:
+            literal = re.match(r"""\s*(["'])(.+?)\1""", rest)
+            yield (f"{'jinja2:' if jinja else ''}{literal.group(2)}" if literal else f"unnamed:{rest}"), line
+
+
+def test_template_folders_are_apps_or_the_frame():
+    folders = {p.name for p in TEMPLATES.iterdir() if p.is_dir()} - {"jinja2"}
+    folders |= {p.name for p in JINJA.iterdir() if p.is_dir()}
+    assert folders <= set(LAYERS) | FRAME_FOLDERS
+
+
+def test_templates_use_only_their_app_the_frame_and_the_layers_below():
+    wrong = []
+    for name, path in TEMPLATE_FILES.items():
+        owner = _owner(name)
+        for used, line in _template_uses(name, path):
+            if used.startswith("unnamed:"):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} uses a template by a variable ({used[8:]}): name it")
+            elif used.startswith("tags:"):
+                target = TAG_LIBRARIES.get(used[5:])  # None: Django's own or a third party's
+                if not _uses_allowed(owner, target):
+                    wrong.append(f"{path.relative_to(ROOT)}:{line} ({_layer(owner)}) loads {used[5:]} "
+                                 f"({_layer(target)})")
+            elif used not in TEMPLATE_FILES:
+                wrong.append(f"{path.relative_to(ROOT)}:{line} uses {used}, which does not exist")
+            elif not _uses_allowed(owner, _owner(used)):
+                wrong.append(f"{path.relative_to(ROOT)}:{line} ({_layer(owner)}) uses {used} ({_layer(_owner(used))})")
+    assert wrong == []
+
+
+def _strings(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.value, node.lineno
+
+
+def test_apps_render_only_their_own_templates_the_frame_s_and_lower_ones():
+    """A template named in Python (`render`, `render_to_string`, an inclusion tag, the fragments'
+    engine) is used by the app that names it."""
+    wrong = []
+    for rel, path in _site_modules():
+        app = rel.parts[0]
+        for text, line in _strings(path):
+            for name in (text, f"jinja2:{text}"):
+                if name in TEMPLATE_FILES and not _uses_allowed(app, _owner(name)):
+                    wrong.append(f"{rel}:{line} ({_layer(app)}) renders {text} ({_layer(_owner(name))})")
+    assert wrong == []
+
+
+# ---- URL names ------------------------------------------------------------------------------
+
+#: Python calls whose first argument, a string, is a URL name.
+URL_CALLS = {"reverse", "reverse_lazy", "redirect", "resolve_url"}
+#: A name written out whole; one computed in the template (`url('exports:' ~ ext, ...)`) is not read.
+URL_TAG = re.compile(r"""{%\s*url\s+(["'])([^"']+?)\1[\s%]""")
+JINJA_URL = re.compile(r"""\burl\(\s*(["'])([^"']+?)\1\s*[,)]""")
+
+
+def _url_names():
+    """(URL name, where) for every URL name written in the site: `{% url %}` and Jinja2's `url()` in
+    templates, and the calls above in Python (`redirect("/")` and the like are paths, not names)."""
+    for name, path in TEMPLATE_FILES.items():
+        text = path.read_text()
+        for match in (JINJA_URL if name.startswith("jinja2:") else URL_TAG).finditer(text):
+            yield match.group(2), f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}"
+    for rel, path in _site_modules():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str) and "/" not in node.args[0].value
+                    and getattr(node.func, "id", getattr(node.func, "attr", None)) in URL_CALLS):
+                yield node.args[0].value, f"beyond_site/{rel}:{node.lineno}"
+
+
+def _resolves(name: str) -> bool:
+    resolver = get_resolver()
+    namespace, _, short = name.rpartition(":")
+    if namespace:
+        if namespace not in resolver.namespace_dict:
+            return False
+        resolver = resolver.namespace_dict[namespace][1]
+    return short in resolver.reverse_dict
+
+
+def test_every_url_name_given_exists():
+    names = list(_url_names())
+    assert len(names) > 50, "the scan found too few URL names to be reading the site"
+    assert [f"{where} names {name}" for name, where in names if not _resolves(name)] == []
+
+
+def test_a_namespace_is_its_app_s_name():
+    """So that a URL name says which app's page it is: `chat:conversation` is `chat`'s."""
+    served = {namespace: getattr(resolver.urlconf_name, "__name__", resolver.urlconf_name)
+              for namespace, (_, resolver) in get_resolver().namespace_dict.items() if namespace != "admin"}
+    wrong = [f"{namespace} is served by {urls}" for namespace, urls in served.items()
+             if urls != f"beyond_site.{namespace}.urls"]
+    assert wrong == []

@@ -4,8 +4,8 @@ from __future__ import annotations
 from django import template
 
 from beyond_site.calibration.forms import LabelForm
-from beyond_site.calibration.labels import may_label, raised_issues
-from beyond_site.workspaces.access import ADMIN, allows, membership_for
+from beyond_site.calibration.labels import raised_issues
+from beyond_site.workspaces.access import ADMIN, AUDIT, allows, membership_for
 
 register = template.Library()
 
@@ -14,6 +14,6 @@ register = template.Library()
 def issue_labels(context):
     run, request = context["run"], context["request"]
     membership = membership_for(request.user, run.workspace.slug)
-    return {"run": run, "workspace": run.workspace, "issues": raised_issues(run), "may_label": may_label(membership),
+    return {"run": run, "workspace": run.workspace, "issues": raised_issues(run), "may_label": allows(membership, AUDIT),
             "sees_reports": allows(membership, ADMIN), "choices": LabelForm.base_fields["label"].choices,
             "csrf_token": context.get("csrf_token")}

@@ -14,7 +14,7 @@ TOLD = (Membership.ADMIN, Membership.AUDITOR)
 SHOWN = 5
 
 
-@register.inclusion_tag("audit/_chain_alert.html", takes_context=True)
+@register.inclusion_tag("runs/_chain_alert.html", takes_context=True)
 def chain_alert(context):
     workspace, request = context.get("workspace"), context.get("request")
     user = getattr(request, "user", None)

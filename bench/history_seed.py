@@ -1,4 +1,5 @@
-"""A long, plausible run history for measuring the audit pages (`beyond_seed_history`, bench/).
+"""A long, plausible run history for measuring the audit pages (bench/audit_history.py), in a
+database made for measuring: `seed_history(slug, runs)`, with Django set up.
 
 Rows are bulk-created in batches, bypassing the pipeline: what matters here is the shape and
 volume of the record the pages read (runs with steps, attempts, verdicts, model calls and an event
@@ -21,7 +22,7 @@ from pipeline import badges, events as ev
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.workspaces.models import Conversation, Membership, Workspace
 
-SEEDER = "beyond_seed_history"
+SEEDER = "bench/history_seed.py"
 BATCH_RUNS = 1000
 MEMBERS = ("ines.auditor", "marc.ops", "sofia.ciso", "tom.dpo", "yuki.it")
 TASKS = (
@@ -268,7 +269,7 @@ def seed_history(slug: str, runs: int, *, into_existing: bool = False, progress=
     """
     workspace, created = Workspace.objects.get_or_create(slug=slug, defaults={"name": f"{slug} (seeded history)"})
     if not created and not into_existing:
-        raise ValueError(f"workspace {slug!r} exists: pass --into-existing to add seeded runs to it for good")
+        raise ValueError(f"workspace {slug!r} exists: pass into_existing=True to add seeded runs to it for good")
     newest = timezone.now() - timedelta(minutes=1)
     spacing = span / max(runs, 1)
     seeder = HistorySeeder(workspace, runs, newest=newest, spacing=spacing)
