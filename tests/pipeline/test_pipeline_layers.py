@@ -30,6 +30,8 @@ LAYERS = {
     "pipeline.requests": 3, "pipeline.task_check": 3, "pipeline.citations": 3, "pipeline.integrity": 3,
     # The checks a released step passes, web research, and the providers (the offline engine among them).
     "pipeline.checks": 4, "pipeline.research": 4, "pipeline.providers": 4,
+    # The specifics of a released step, looked for in what its executor was given (advisory).
+    "pipeline.specifics": 4,
     # What runs them: a run's release rules, and the verifier's calibration.
     "pipeline.orchestrator": 5, "pipeline.calibration": 5,
 }
