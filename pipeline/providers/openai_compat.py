@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.net import AddressRefused
+from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyTooLarge, EncodingRefused, iter_lines, read_body
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
 from pipeline.providers.limits import endpoint_slot
 from pipeline.providers.profiles import EndpointProfile
@@ -33,6 +33,10 @@ from pipeline.redaction import Redactor
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+#: An error body is read this far at most: its message is cut to a few hundred characters anyway.
+ERROR_BODY_BYTES = 64 * 1024
+#: A body larger than this is parsed in a thread, so the event loop is not held while it is.
+PARSE_OFF_LOOP_BYTES = 256 * 1024
 
 
 class ProviderOptions(BaseModel):
@@ -50,8 +54,13 @@ class ProviderOptions(BaseModel):
     connect_timeout_s: float = Field(default=15.0, gt=0)
     #: Longest silence between two bytes; keep-alive comments reset it.
     read_timeout_s: float = Field(default=180.0, gt=0)
-    #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run.
+    #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run. A reply that is
+    #: not streamed is silent until it is whole: the read timeout is then this one.
     attempt_timeout_s: float = Field(default=900.0, gt=0)
+    #: A reply's size limit (BEYOND_MAX_REPLY_BYTES): a body that is not streamed, in bytes; for
+    #: a stream, any one line and the text its chunks add up to, in characters. Over it, the call
+    #: fails (`too_large`) and is not retried. An error body is read up to ERROR_BODY_BYTES.
+    max_reply_bytes: int = Field(default=8_000_000, ge=1024)
     default_max_tokens: int | None = Field(default=None, ge=1)
     #: Added to max_tokens when the effort is sent: reasoning tokens count against the limit, and
     #: a reasoning model given a tight one spends it all thinking and answers nothing.
@@ -84,6 +93,8 @@ class ReplyState:
     provider: str | None = None
     id: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Characters of text, reasoning and refusal held so far.
+    held: int = 0
     chunks: int = 0
     saw_choice: bool = False
     done: bool = False
@@ -129,11 +140,13 @@ class OpenAICompatibleProvider:
         self._redactor = (redactor or Redactor()).with_secrets(api_key)
         self._no_key_note = None if api_key else no_key_note
         self._sleep = sleep
-        all_headers = {"Accept": "application/json, text/event-stream", **(headers or {})}
+        all_headers = {"Accept": "application/json, text/event-stream", "Accept-Encoding": ACCEPT_ENCODING,
+                       **(headers or {})}
         if api_key:
             all_headers["Authorization"] = f"Bearer {api_key}"
         opts = self.options
-        timeout = httpx.Timeout(opts.read_timeout_s, connect=opts.connect_timeout_s)
+        read_timeout_s = opts.read_timeout_s if self.profile.stream else opts.attempt_timeout_s
+        timeout = httpx.Timeout(read_timeout_s, connect=opts.connect_timeout_s)
         # Redirects are never followed: the endpoint is the one the topology names and the address
         # policy checked, and a Location header must not carry the key somewhere else.
         self._client = httpx.AsyncClient(base_url=base_url, headers=all_headers, timeout=timeout,
@@ -274,13 +287,16 @@ class OpenAICompatibleProvider:
         try:
             async with self._client.stream("POST", "chat/completions", json=body) as response:
                 if response.status_code != 200:
-                    await response.aread()
-                    raise self._http_failure(response)
+                    raise self._http_failure(response, await _error_body(response))
                 if "text/event-stream" in response.headers.get("content-type", ""):
                     state = await self._read_stream(response)
                 else:
-                    await response.aread()
-                    state = self._read_json(response)
+                    raw = await read_body(response, max_bytes=self.options.max_reply_bytes)
+                    state = self._read_json(await _parse_json(raw))
+        except BodyTooLarge as exc:  # the same request would bring the same reply: no retry
+            raise _AttemptFailed("too_large", f"{self.name}'s reply was not read: {exc}", retryable=False) from None
+        except EncodingRefused as exc:
+            raise _AttemptFailed("bad_encoding", f"{self.name}'s reply was not read: {exc}", retryable=False) from None
         except httpx.TimeoutException as exc:
             raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
         except AddressRefused as exc:  # the address policy will refuse it again: no retry
@@ -291,11 +307,11 @@ class OpenAICompatibleProvider:
             raise _AttemptFailed("connection", message, retryable=True) from None
         return self._completion(state, response.headers)
 
-    def _http_failure(self, response: httpx.Response) -> _AttemptFailed:
+    def _http_failure(self, response: httpx.Response, body: bytes) -> _AttemptFailed:
         status = response.status_code
         retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
         retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
-        detail = self.error_message(_json_or_none(response))
+        detail = self.error_message(_json_or_none(body))
         if response.is_redirect:
             detail = "it answered with a redirect, and redirects are not followed for model endpoints"
         # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
@@ -306,7 +322,7 @@ class OpenAICompatibleProvider:
 
     async def _read_stream(self, response: httpx.Response) -> ReplyState:
         state = ReplyState()
-        async for data in iter_sse_data(response.aiter_lines()):
+        async for data in iter_sse_data(iter_lines(response, max_line_chars=self.options.max_reply_bytes)):
             if data.strip() == DONE:
                 state.done = True
                 break
@@ -327,8 +343,7 @@ class OpenAICompatibleProvider:
                                  retryable=True)
         return state
 
-    def _read_json(self, response: httpx.Response) -> ReplyState:
-        payload = _json_or_none(response)
+    def _read_json(self, payload: Any) -> ReplyState:
         if not isinstance(payload, dict):
             raise _AttemptFailed("bad_response", f"{self.name} replied with a body that is not a JSON object",
                                  retryable=True)
@@ -358,9 +373,15 @@ class OpenAICompatibleProvider:
         part = choice.get("delta") or choice.get("message") or {}
         if isinstance(part.get("content"), str):
             state.text.append(part["content"])
-        if part.get("refusal"):
+            state.held += len(part["content"])
+        if isinstance(part.get("refusal"), str) and part["refusal"]:
             state.refusal.append(part["refusal"])
+            state.held += len(part["refusal"])
         state.reasoning.append(_reasoning_text(part))
+        state.held += len(state.reasoning[-1])
+        if state.held > self.options.max_reply_bytes:
+            raise _AttemptFailed("too_large", f"{self.name}'s reply is longer than "
+                                 f"{self.options.max_reply_bytes:,} characters", retryable=False)
         # A later chunk with a null finish_reason must not erase "length".
         if choice.get("finish_reason"):
             state.finish_reason = choice["finish_reason"]
@@ -431,11 +452,26 @@ def _reasoning_text(part: dict) -> str:
     return "".join(pieces)
 
 
-def _json_or_none(response: httpx.Response) -> Any:
+def _json_or_none(body: bytes) -> Any:
     try:
-        return response.json()
+        return json.loads(body)
     except ValueError:
         return None
+
+
+async def _parse_json(body: bytes) -> Any:
+    """The JSON of a reply body, None when it is not JSON; parsed in a thread when it is large."""
+    if len(body) > PARSE_OFF_LOOP_BYTES:
+        return await asyncio.to_thread(_json_or_none, body)
+    return _json_or_none(body)
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    """The start of an error body, decoded under a bound; empty when it cannot be read."""
+    try:
+        return await read_body(response, max_bytes=ERROR_BODY_BYTES, cut=True)
+    except (EncodingRefused, httpx.HTTPError):
+        return b""
 
 
 def _int(value: Any) -> int:
