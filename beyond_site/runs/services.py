@@ -23,10 +23,10 @@ from pipeline.events import Event
 from pipeline.checks import MechanicalChecks
 from pipeline.orchestrator import Orchestrator, Research, RunSettings
 from pipeline.research import FetchPolicy, search_setting
-from pipeline.providers import build_role_providers, close_all
+from pipeline.providers import close_all
 from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
 from beyond_site.lib.db import db
-from beyond_site.lib.endpoints import endpoint_policy
+from beyond_site.lib.endpoints import role_providers
 from beyond_site.lib.inputs import without_bidi_controls
 from beyond_site.lib.prepared import Param, Prepared, insert
 from beyond_site.runs import chain, jobs
@@ -323,9 +323,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         topology = parse_topology(run.topology)
         checks = MechanicalChecks(packs)
         research = research_plan() if run.research else None
-        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
-                                         transport=transport,
-                                         address_policy=None if operator_topology else endpoint_policy())
+        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):

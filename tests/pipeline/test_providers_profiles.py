@@ -10,7 +10,7 @@ from pipeline.parsing import ReplyError, parse_brief
 from pipeline.providers import build_role_providers
 from pipeline.providers.base import PermanentError
 from pipeline.providers.profiles import PROFILES, ProfileError, profile_choices, resolve_profile
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.schemas import Brief, brief_json_schema, verdict_json_schema
 from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
 from tests import scripting
@@ -169,7 +169,7 @@ async def test_transport_retries_come_from_the_profile_or_the_role(profile, role
 
     cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1", profile=profile,
                      retries=role_retries)
-    provider = build_provider(cfg, env={}, transport=httpx.MockTransport(handler))
+    provider = build_provider(cfg, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     with pytest.raises(Exception, match="HTTP 503"):
         await provider.complete(ask("m"))
     assert len(seen) == attempts
@@ -191,7 +191,7 @@ async def test_the_profile_reaches_every_role_through_build_role_providers():
 
     topo = parse_topology(every_role(provider="openai", model="tiny", base_url="http://127.0.0.1:9/v1",
                                      profile="llama-cpp-python", max_tokens=300))
-    providers = build_role_providers(topo, env={}, transport=httpx.MockTransport(handler))
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     await providers["planner"].complete(ask("tiny", effort="high", max_tokens=300,
                                             json_schema=brief_json_schema()))
     [body] = bodies

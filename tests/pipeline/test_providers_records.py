@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.profiles import PROFILES
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.topology import RoleConfig
 from tests.pipeline.http_replay import OK_STREAM, Replay, ask, chunk, compat, sse
 from tests.pipeline.loopback import LoopbackServer, json_answer
@@ -77,7 +77,7 @@ WITHHELD = "no API key was sent to {url}: OPENAI_API_KEY is only sent to the end
 
 def unlisted_endpoint(server: LoopbackServer):
     cfg = RoleConfig(provider="openai", model="m", base_url=server.base_url, retries=1)
-    return build_provider(cfg, env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://api.openai.com/v1"})
+    return build_provider(cfg, address_policy=OPERATOR, env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://api.openai.com/v1"})
 
 
 @pytest.mark.parametrize("status", [401, 403])
@@ -114,7 +114,7 @@ async def test_a_500_that_explains_itself_gets_no_key_note():
 async def test_a_401_with_no_key_configured_at_all_says_the_key_is_not_set():
     cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1")
     transport = httpx.MockTransport(lambda request: httpx.Response(401, json={"error": "unauthorized"}))
-    provider = build_provider(cfg, env={}, transport=transport)
+    provider = build_provider(cfg, address_policy=OPERATOR, env={}, transport=transport)
     with pytest.raises(PermanentError, match="no API key was sent to http://127.0.0.1:9/v1: OPENAI_API_KEY is not set"):
         await provider.complete(ask("m"))
 
@@ -122,7 +122,7 @@ async def test_a_401_with_no_key_configured_at_all_says_the_key_is_not_set():
 async def test_a_401_when_the_key_was_sent_gets_no_no_key_note():
     cfg = RoleConfig(provider="openai", model="m", base_url="https://api.openai.com/v1")
     transport = httpx.MockTransport(lambda request: httpx.Response(401, json={"error": "bad key"}))
-    provider = build_provider(cfg, env={"OPENAI_API_KEY": KEY}, transport=transport)
+    provider = build_provider(cfg, address_policy=OPERATOR, env={"OPENAI_API_KEY": KEY}, transport=transport)
     with pytest.raises(PermanentError) as caught:
         await provider.complete(ask("m"))
     assert "no API key" not in str(caught.value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.providers.base import PermanentError
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.redaction import MASK, Redactor, secrets_in_env
 from pipeline.topology import RoleConfig
 from tests.pipeline.http_replay import ask, chunk
@@ -55,7 +55,7 @@ def echoing_endpoint(body, headers):
 async def test_an_endpoint_that_echoes_the_key_in_a_reply_and_an_error_gets_nothing_out():
     with LoopbackServer(echoing_endpoint) as server:
         env = {**ENV, "OPENAI_BASE_URL": server.base_url}
-        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), env=env)
+        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), address_policy=OPERATOR, env=env)
 
         result = await provider.complete(ask("m", text="hello"))
         with pytest.raises(PermanentError) as caught:
