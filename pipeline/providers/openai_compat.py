@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyTooLarge, EncodingRefused, iter_lines, read_body
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
+from pipeline.providers.error_text import without_server_detail
 from pipeline.providers.limits import endpoint_slot
 from pipeline.providers.profiles import EndpointProfile
 from pipeline.providers.schema_forms import grammar_friendly, is_strict_compatible
@@ -35,6 +36,10 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 #: An error body is read this far at most: its message is cut to a few hundred characters anyway.
 ERROR_BODY_BYTES = 64 * 1024
+#: Added to the final error of a structured call that a `llamacpp` endpoint answered with a 500.
+LLAMACPP_500_NOTE = ("the llamacpp profile is for llama.cpp's own llama-server; llama-cpp-python's server answers "
+                     "this form of structured output with a 500: if this endpoint is llama-cpp-python, choose the "
+                     "llama-cpp-python profile")
 #: A body larger than this is parsed in a thread, so the event loop is not held while it is.
 PARSE_OFF_LOOP_BYTES = 256 * 1024
 
@@ -61,11 +66,9 @@ class ProviderOptions(BaseModel):
     #: a stream, any one line and the text its chunks add up to, in characters. Over it, the call
     #: fails (`too_large`) and is not retried. An error body is read up to ERROR_BODY_BYTES.
     max_reply_bytes: int = Field(default=8_000_000, ge=1024)
+    #: The role's max_tokens: a ceiling on everything the model generates, reasoning included,
+    #: sent as it is (a reasoning model needs room in it for its thinking).
     default_max_tokens: int | None = Field(default=None, ge=1)
-    #: Added to max_tokens when the effort is sent: reasoning tokens count against the limit, and
-    #: a reasoning model given a tight one spends it all thinking and answers nothing.
-    reasoning_headroom: dict[str, int] = Field(
-        default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
 
 
 class _AttemptFailed(Exception):
@@ -95,6 +98,7 @@ class ReplyState:
     extras: dict[str, Any] = field(default_factory=dict)
     #: Characters of text, reasoning and refusal held so far.
     held: int = 0
+    streamed: bool = False
     chunks: int = 0
     saw_choice: bool = False
     done: bool = False
@@ -201,8 +205,10 @@ class OpenAICompatibleProvider:
 
     def map_usage(self, usage: dict | None) -> Usage | None:
         """Map reported usage to disjoint buckets (cached and reasoning tokens are not counted
-        twice); None when the endpoint reported none."""
-        if not usage:
+        twice); None when the endpoint reported none. No prompt token and no completion token is
+        none reported either: every call has a prompt, and zeros are what a gateway (LiteLLM) sends
+        when the model behind it reported nothing."""
+        if not usage or not (_int(usage.get("prompt_tokens")) or _int(usage.get("completion_tokens"))):
             return None
         prompt_details = usage.get("prompt_tokens_details") or {}
         completion_details = usage.get("completion_tokens_details") or {}
@@ -233,9 +239,8 @@ class OpenAICompatibleProvider:
             _set_dotted(body, profile.effort_field, request.effort)
         max_tokens = request.max_tokens or self.options.default_max_tokens
         if max_tokens:
-            # Reasoning tokens count against the limit; an effort not sent reasons not at all.
-            headroom = self.options.reasoning_headroom.get(request.effort, 0) if profile.effort_field else 0
-            body[profile.max_tokens_field] = max_tokens + headroom
+            # The operator's number is a ceiling: nothing is added to it, for reasoning or anything else.
+            body[profile.max_tokens_field] = max_tokens
         if request.json_schema is not None and profile.structured_output != "none":
             self.apply_structured_output(body, request)
         if body["model"].startswith(profile.cache_control_models):
@@ -287,7 +292,8 @@ class OpenAICompatibleProvider:
         try:
             async with self._client.stream("POST", "chat/completions", json=body) as response:
                 if response.status_code != 200:
-                    raise self._http_failure(response, await _error_body(response))
+                    raise self._http_failure(response, await _error_body(response),
+                                             structured="response_format" in body)
                 if "text/event-stream" in response.headers.get("content-type", ""):
                     state = await self._read_stream(response)
                 else:
@@ -307,7 +313,7 @@ class OpenAICompatibleProvider:
             raise _AttemptFailed("connection", message, retryable=True) from None
         return self._completion(state, response.headers)
 
-    def _http_failure(self, response: httpx.Response, body: bytes) -> _AttemptFailed:
+    def _http_failure(self, response: httpx.Response, body: bytes, *, structured: bool = False) -> _AttemptFailed:
         status = response.status_code
         retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
         retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
@@ -316,12 +322,15 @@ class OpenAICompatibleProvider:
             detail = "it answered with a redirect, and redirects are not followed for model endpoints"
         # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
         missing_key = status in (401, 403) or (status >= 500 and not detail)
+        note = self._no_key_note if missing_key else None
+        if status == 500 and structured and self.profile.name == "llamacpp":
+            note = LLAMACPP_500_NOTE
         message = self._safe(f"HTTP {status} from {self.name}: {detail or response.reason_phrase or 'no detail'}")
         return _AttemptFailed(f"http_{status}", message, retryable=retryable, status=status, retry_after_s=retry_after,
-                              note=self._no_key_note if missing_key else None)
+                              note=note)
 
     async def _read_stream(self, response: httpx.Response) -> ReplyState:
-        state = ReplyState()
+        state = ReplyState(streamed=True)
         async for data in iter_sse_data(iter_lines(response, max_line_chars=self.options.max_reply_bytes)):
             if data.strip() == DONE:
                 state.done = True
@@ -391,7 +400,12 @@ class OpenAICompatibleProvider:
 
     def _completion(self, state: ReplyState, headers: httpx.Headers) -> Completion:
         served = next((headers[h] for h in self.profile.served_model_headers if headers.get(h)), None)
+        usage = self.map_usage(state.usage)
         cost, cost_source = self._cost(state.usage, headers)
+        if usage is None and cost_source == "estimated":
+            cost, cost_source = None, None  # an estimate worked out from no usage at all is no figure
+        if state.streamed and self.profile.fills_in_stream_usage:
+            usage = None  # the gateway's own count or the model's: nothing tells which
         raw = {"id": state.id, "model": state.model, "provider": state.provider,
                "finish_reason": state.finish_reason,
                "usage": state.usage, "chunks": state.chunks, **state.extras}
@@ -401,7 +415,7 @@ class OpenAICompatibleProvider:
             finish_reason=state.finish_reason,
             reasoning=redact("".join(state.reasoning)),
             refusal=redact("".join(state.refusal)) or None,
-            usage=self.map_usage(state.usage),
+            usage=usage,
             cost=cost,
             cost_source=cost_source,
             model_served=redact(served or state.model or "") or None,
@@ -410,10 +424,11 @@ class OpenAICompatibleProvider:
         )
 
     def _cost(self, usage: dict | None, headers: httpx.Headers) -> tuple[float | None, str | None]:
-        """The charge the endpoint reports in its usage, else the gateway's estimate in a header."""
+        """The cost in the usage (the endpoint's charge, or a gateway's estimate: the profile says
+        which), else the gateway's estimate in a header."""
         reported = (usage or {}).get("cost")
-        if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-            return float(reported), "reported"
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool) and math.isfinite(reported):
+            return float(reported), self.profile.usage_cost
         if self.profile.cost_header:
             try:
                 estimate = float(headers.get(self.profile.cost_header, ""))
@@ -424,8 +439,9 @@ class OpenAICompatibleProvider:
         return None, None
 
     def _safe(self, text: str, limit: int = 600) -> str:
-        """Blank out every configured secret, should a server ever echo one, and cut to size."""
-        text = self._redactor.redact(text)
+        """Blank out every configured secret, should a server ever echo one, and the server's own
+        tracebacks and file paths (error_text.py); cut to size."""
+        text = self._redactor.redact(without_server_detail(text))
         return text if len(text) <= limit else text[:limit] + "..."
 
 

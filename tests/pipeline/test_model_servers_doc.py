@@ -53,6 +53,9 @@ async def test_an_example_topology_sends_what_its_profile_says(name):
             else body.get("reasoning_effort")
         assert effort == (cfg.effort if profile.effort_field else None), role
         assert profile.max_tokens_field in body
-        assert body["response_format"]["type"] == {"json_object_with_schema": "json_object"}.get(
-            profile.structured_output, profile.structured_output)
+        if profile.structured_output == "none":
+            assert "response_format" not in body
+        else:
+            assert body["response_format"]["type"] == {"json_object_with_schema": "json_object"}.get(
+                profile.structured_output, profile.structured_output)
     await close_all(providers)

@@ -51,7 +51,7 @@ async def test_it_builds_openrouter_with_the_settings_base_url_and_role_defaults
     assert request.headers["authorization"] == f"Bearer {KEY}"
     body = json.loads(request.content)
     assert body["model"] == "z-ai/glm-5.3"
-    assert body["max_tokens"] == 500 + 1024  # the request's effort is low: low headroom
+    assert body["max_tokens"] == 500  # the role's max_tokens, a ceiling: nothing added for reasoning
     assert result.text == "hi"
     await provider.aclose()
 

@@ -33,7 +33,9 @@ DEPLOYMENTS = {
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory):
-    server = LiteLLMProxy(tmp_path_factory.mktemp("litellm"), DEPLOYMENTS).start()
+    # As a deployment that wants spend in its streams sets it: the usage then carries a `cost`.
+    server = LiteLLMProxy(tmp_path_factory.mktemp("litellm"), DEPLOYMENTS,
+                          {"include_cost_in_streaming_usage": True}).start()
     yield server
     server.stop()
 
@@ -87,12 +89,17 @@ async def test_effort_sent_to_a_non_reasoning_deployment_is_a_permanent_400_not_
     assert "UnsupportedParamsError" in str(caught.value) and "reasoning_effort" in str(caught.value)
 
 
-async def test_a_non_streamed_reply_carries_the_proxys_cost_as_an_estimate(proxy):
+async def executor_reply(proxy, **profile):
     cfg = RoleConfig(provider="openai", model="beyond-executor", base_url=proxy.base_url,
-                     profile={"name": "litellm", "stream": False})
+                     profile={"name": "litellm", **profile})
     provider = build_provider(cfg, address_policy=OPERATOR, env={})
     result = await provider.complete(ask("beyond-executor"))
     await provider.aclose()
+    return result
+
+
+async def test_a_non_streamed_reply_carries_the_proxys_cost_as_an_estimate(proxy):
+    result = await executor_reply(proxy)  # the profile does not stream
     assert result.text == DRAFT and result.model_served == "openai/gpt-4o-mini"
     assert result.cost_source == "estimated" and result.cost > 0
     assert result.usage is not None and result.usage.output > 0
@@ -115,3 +122,13 @@ async def test_a_mid_stream_error_is_never_a_reply(proxy):
         await provider.complete(ask("beyond-mid-stream-error"))
     await provider.aclose()
     assert caught.value.kind == "http_529"
+
+
+async def test_a_streamed_reply_carries_the_proxys_cost_as_an_estimate_and_its_usage_as_not_reported(proxy):
+    """LiteLLM puts its price table's figure in a streamed usage as `cost`: an estimate, whatever
+    the field is called; and its streamed usage may be its own count, so it is not recorded."""
+    result = await executor_reply(proxy, stream=True)
+    assert result.text == DRAFT and result.finish_reason == "stop"
+    assert result.raw["usage"]["cost"] > 0, result.raw  # what the proxy sent
+    assert result.cost_source == "estimated" and result.cost == result.raw["usage"]["cost"]
+    assert result.usage is None
