@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
 from pipeline.budget import Budget, Spending
-from pipeline.checks import MechanicalChecks
+from pipeline.checks import MechanicalChecks, empty_draft_issue
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -395,6 +395,10 @@ class Orchestrator:
         self._emit(ev.StepRerendering(step=index, issues=[i.model_dump() for i in issues]))
         second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
         issues_again = await self._verify(brief, index, 2, second.text)
+        if empty_draft_issue(second.text):  # a warning would release it: an empty step halts instead
+            raise StepHalt("the executor's draft was empty on the second attempt too; an empty step is never released"
+                           if empty_draft_issue(first.text) else
+                           "the executor's re-rendered draft was empty; an empty step is never released")
         if not issues_again:
             return self._released(index, badges.PASSED_AFTER_RERENDER, second)
         warning = ("Released with a warning: the verifier found issues in this step twice "
@@ -404,6 +408,8 @@ class Orchestrator:
 
     @staticmethod
     def _released(index: int, badge: str, draft: Completion, warnings: list[str] | None = None) -> StepOutcome:
+        if empty_draft_issue(draft.text):  # the last guard: no path releases a draft with nothing in it
+            raise StepHalt("the executor's draft was empty; an empty step is never released")
         warnings = list(warnings or [])
         if draft.truncated:
             warnings.insert(0, "Truncated: the model's output limit cut this step off before its end.")
@@ -445,7 +451,8 @@ class Orchestrator:
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
-        found = self.checks.draft_issues(brief, draft)
+        empty = empty_draft_issue(draft)
+        found = ([empty] if empty else []) + self.checks.draft_issues(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
         self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,
                                       parsed=mechanical, error=None))

@@ -1,6 +1,6 @@
 """Property: under any mix of scripted faults and any budget, released content always had a
-parseable verdict recorded for exactly that content, releases form an in-order prefix of the
-plan, and no model call is answered once the run's spending went over its budget."""
+parseable verdict recorded for exactly that content and is never empty, releases form an in-order
+prefix of the plan, and no model call is answered once the run's spending went over its budget."""
 from __future__ import annotations
 
 import asyncio
@@ -27,6 +27,8 @@ executor_reply = st.one_of(
     st.text(min_size=0, max_size=30).map(lambda t: f"Draft {t}"),
     st.builds(lambda t: {"content": f"Cut {t}", "finish_reason": "length"}, st.text(max_size=10)),
     st.sampled_from(ERRORS),
+    # What a stream cut short behind a gateway arrives as: a "complete" reply with nothing in it.
+    st.sampled_from(["", " \n ", "\u200b", "**", "\u3000"]),
 )
 
 
@@ -82,6 +84,7 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
             final_attempt = max(a for (s, a) in drafts if s == step)
             assert drafts[(step, final_attempt)] == d["content"]
             assert (step, final_attempt) in good_verdicts
+            assert any(ch.isalnum() for ch in d["content"])  # never an empty step
             released.append(step)
 
     assert released == list(range(1, len(released) + 1))  # an in-order prefix
