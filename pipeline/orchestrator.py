@@ -17,7 +17,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
-from pipeline.budget import Budget, Spending
+from pipeline.budget import Budget, Spending, token_bound
 from pipeline.checks import MechanicalChecks, empty_draft_issue
 from pipeline.context import Context
 from pipeline.events import Event
@@ -234,14 +234,25 @@ class Orchestrator:
 
     # -- model calls -----------------------------------------------------------------------------
     async def _call(self, request: CompletionRequest) -> Completion:
-        """One model call, recorded as a model_call event whatever its outcome, and charged to the
-        run's budget; BudgetExceeded instead of a call that may not start or of a reply that went
-        over."""
+        """One model call, recorded as a model_call event whatever its outcome, reserved against the
+        run's budget before it starts and settled after (pipeline/budget.py); BudgetExceeded instead
+        of a call that may not start or of a reply that went over."""
         cfg = self.topology.role(request.role)
         provider = self.providers[request.role]
+        free = getattr(provider, "offline", False)
+        what = f"{_a(request.role)} call ({cfg.provider} {cfg.model})"
         refused = self._budget_reason or self._spending.before_call()
         if refused:
             raise self._over_budget(refused)
+        reservation = None
+        if not free:  # may wait for the calls in flight to leave room under the budget
+            reservation = await self._spending.reserve(what, f"{cfg.provider} {cfg.model}",
+                                                       token_bound(request, request.max_tokens or cfg.max_tokens))
+            if isinstance(reservation, str):
+                raise self._over_budget(reservation)
+            if self._budget_reason:
+                self._spending.settle(reservation, None)
+                raise self._over_budget(self._budget_reason)
         started = time.monotonic()
         completion: Completion | None = None
         error: ProviderError | None = None
@@ -253,8 +264,13 @@ class Orchestrator:
         except TimeoutError:
             error = ProviderError("timeout", f"no reply within {self.settings.call_timeout_s:g} s")
         except asyncio.CancelledError:
-            # A later step stopped by a halt: the call still happened, and the record says so.
-            self._emit_call(request, cfg, started, None, ProviderError("cancelled", "the run no longer needs this call"))
+            # A later step stopped by a halt: the call still happened, may have been paid for, and
+            # the record says so.
+            self._spending.settle(reservation, None, cancelled=True, free=free)
+            counted = (f" (counted against the run's budget as {reservation.describe()})"
+                       if reservation is not None and self.settings.budget.limited else "")
+            self._emit_call(request, cfg, started, None,
+                            ProviderError("cancelled", f"the run no longer needs this call{counted}"))
             raise
         except ProviderError as exc:
             error = exc
@@ -262,8 +278,7 @@ class Orchestrator:
             log.exception("provider %s crashed", cfg.provider)
             error = ProviderError("crash", f"the provider failed unexpectedly ({type(exc).__name__})")
         self._emit_call(request, cfg, started, completion, error)
-        over = self._spending.charge(f"{_a(request.role)} call ({cfg.provider} {cfg.model})", completion,
-                                     free=getattr(provider, "offline", False))
+        over = self._spending.settle(reservation, completion, free=free)
         if over:
             raise self._over_budget(over)
         if error:
