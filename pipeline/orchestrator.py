@@ -250,9 +250,6 @@ class Orchestrator:
                                                        token_bound(request, request.max_tokens or cfg.max_tokens))
             if isinstance(reservation, str):
                 raise self._over_budget(reservation)
-            if self._budget_reason:
-                self._spending.settle(reservation, None)
-                raise self._over_budget(self._budget_reason)
         started = time.monotonic()
         completion: Completion | None = None
         error: ProviderError | None = None
