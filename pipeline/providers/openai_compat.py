@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyTooLarge, EncodingRefused, iter_lines, read_body
+from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyRefused, EncodingRefused, iter_lines, read_body
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
 from pipeline.providers.error_text import without_server_detail
 from pipeline.providers.limits import endpoint_slot
@@ -299,10 +299,8 @@ class OpenAICompatibleProvider:
                 else:
                     raw = await read_body(response, max_bytes=self.options.max_reply_bytes)
                     state = self._read_json(await _parse_json(raw))
-        except BodyTooLarge as exc:  # the same request would bring the same reply: no retry
-            raise _AttemptFailed("too_large", f"{self.name}'s reply was not read: {exc}", retryable=False) from None
-        except EncodingRefused as exc:
-            raise _AttemptFailed("bad_encoding", f"{self.name}'s reply was not read: {exc}", retryable=False) from None
+        except BodyRefused as exc:  # too large, or a refused encoding: another try would bring the same reply
+            raise _AttemptFailed(exc.reason, f"{self.name}'s reply was not read: {exc}", retryable=False) from None
         except httpx.TimeoutException as exc:
             raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
         except AddressRefused as exc:  # the address policy will refuse it again: no retry
