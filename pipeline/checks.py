@@ -6,7 +6,8 @@
   (pipeline.integrity). A run without research has no evidence set, and this check does not run.
 
 The same checks run on every step draft and on the recap; their findings are issues of source
-`mechanical` (docs/verifier-contract.md).
+`mechanical` (docs/verifier-contract.md). `empty_draft_issue` is the orchestrator's own check,
+outside this class so that nothing can replace it: a draft with nothing to read is never released.
 """
 from __future__ import annotations
 
@@ -52,3 +53,13 @@ class MechanicalChecks:
         if self.evidence is None:
             return []
         return IntegrityGate(brief, self.evidence).check(text)
+
+
+def empty_draft_issue(draft: str) -> Issue | None:
+    """An `empty_draft` issue when the draft has no letter and no digit in any script (nothing, white
+    space, zero-width characters, punctuation or Markdown marks alone), else None. What a stream cut
+    short behind a gateway looks like, whatever the verifier says of it."""
+    if any(ch.isalnum() for ch in draft):
+        return None
+    return Issue(type="empty_draft", detail="the draft is empty: the executor's reply has no text to read "
+                                            "(a reply cut short, or a model that answered nothing)")

@@ -22,8 +22,8 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
-from pipeline.budget import Budget, Spending
-from pipeline.checks import MechanicalChecks
+from pipeline.budget import Budget, Spending, token_bound
+from pipeline.checks import MechanicalChecks, empty_draft_issue
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -256,14 +256,22 @@ class Orchestrator:
 
     # -- model calls -----------------------------------------------------------------------------
     async def _call(self, request: CompletionRequest) -> Completion:
-        """One model call, recorded as a model_call event whatever its outcome, and charged to the
-        run's budget; BudgetExceeded instead of a call that may not start or of a reply that went
-        over."""
+        """One model call, recorded as a model_call event whatever its outcome, reserved against the
+        run's budget before it starts and settled after (pipeline/budget.py); BudgetExceeded instead
+        of a call that may not start or of a reply that went over."""
         cfg = self.topology.role(request.role)
         provider = self.providers[request.role]
+        free = getattr(provider, "offline", False)
+        what = f"{_a(request.role)} call ({cfg.provider} {cfg.model})"
         refused = self._budget_reason or self._spending.before_call()
         if refused:
             raise self._over_budget(refused)
+        reservation = None
+        if not free:  # may wait for the calls in flight to leave room under the budget
+            reservation = await self._spending.reserve(what, f"{cfg.provider} {cfg.model}",
+                                                       token_bound(request, request.max_tokens or cfg.max_tokens))
+            if isinstance(reservation, str):
+                raise self._over_budget(reservation)
         started = time.monotonic()
         completion: Completion | None = None
         error: ProviderError | None = None
@@ -275,8 +283,13 @@ class Orchestrator:
         except TimeoutError:
             error = ProviderError("timeout", f"no reply within {self.settings.call_timeout_s:g} s")
         except asyncio.CancelledError:
-            # A later step stopped by a halt: the call still happened, and the record says so.
-            self._emit_call(request, cfg, started, None, ProviderError("cancelled", "the run no longer needs this call"))
+            # A later step stopped by a halt: the call still happened, may have been paid for, and
+            # the record says so.
+            self._spending.settle(reservation, None, cancelled=True, free=free)
+            counted = (f" (counted against the run's budget as {reservation.describe()})"
+                       if reservation is not None and self.settings.budget.limited else "")
+            self._emit_call(request, cfg, started, None,
+                            ProviderError("cancelled", f"the run no longer needs this call{counted}"))
             raise
         except ProviderError as exc:
             error = exc
@@ -284,8 +297,7 @@ class Orchestrator:
             log.exception("provider %s crashed", cfg.provider)
             error = ProviderError("crash", f"the provider failed unexpectedly ({type(exc).__name__})")
         self._emit_call(request, cfg, started, completion, error)
-        over = self._spending.charge(f"{_a(request.role)} call ({cfg.provider} {cfg.model})", completion,
-                                     free=getattr(provider, "offline", False))
+        over = self._spending.settle(reservation, completion, free=free)
         if over:
             raise self._over_budget(over)
         if error:
@@ -445,6 +457,10 @@ class Orchestrator:
         self._emit(ev.StepRerendering(step=index, issues=[i.model_dump() for i in issues]))
         second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
         issues_again = await self._verify(brief, index, 2, second.text)
+        if empty_draft_issue(second.text):  # a warning would release it: an empty step halts instead
+            raise StepHalt("the executor's draft was empty on the second attempt too; an empty step is never released"
+                           if empty_draft_issue(first.text) else
+                           "the executor's re-rendered draft was empty; an empty step is never released")
         if not issues_again:
             return self._released(index, badges.PASSED_AFTER_RERENDER if by_model else badges.CHECKED, second)
         warning = ("Released with a warning: the verifier found issues in this step twice "
@@ -454,6 +470,8 @@ class Orchestrator:
 
     @staticmethod
     def _released(index: int, badge: str, draft: Completion, warnings: list[str] | None = None) -> StepOutcome:
+        if empty_draft_issue(draft.text):  # the last guard: no path releases a draft with nothing in it
+            raise StepHalt("the executor's draft was empty; an empty step is never released")
         warnings = list(warnings or [])
         if draft.truncated:
             warnings.insert(0, "Truncated: the model's output limit cut this step off before its end.")
@@ -496,7 +514,8 @@ class Orchestrator:
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
-        found = self.checks.draft_issues(brief, draft)
+        empty = empty_draft_issue(draft)
+        found = ([empty] if empty else []) + self.checks.draft_issues(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
         self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,
                                       parsed=mechanical, error=None))

@@ -1,23 +1,41 @@
 """Blank out configured secrets wherever text from outside (model replies, error bodies) is kept.
 
 An endpoint may echo the key it was sent, in an error or in a normal reply, and a model may be
-asked to print it back upper-cased or reversed. Every configured secret is matched whatever its
-case, and so is its reversed copy. Values shorter than `MIN_SECRET_LENGTH` are not treated as
-secrets: a `..._TOKEN=1` would otherwise blank every "1".
+asked to print it back in pieces or disguised. What is blanked, for every configured secret:
+
+- any 12 consecutive characters of it (the whole of a shorter one), so a prefix, the key minus a
+  character or a fragment is caught as well as the whole;
+- read through disguises: the text and the secret are compared after Unicode NFKC normalisation
+  (full-width letters are letters), case folding, and with every character that is not a letter
+  or a digit removed (spaces, line breaks, zero-width characters, dashes, dots), so a key spelled
+  out with spaces or split across lines matches;
+- in the forms a model may be asked for: reversed, hexadecimal and base64 (at each of its three
+  alignments, so a key inside a longer encoded text is found too).
+
+The span of the original text from the first to the last character of a match becomes `MASK`.
+Values shorter than `MIN_SECRET_LENGTH` are not treated as secrets: a `..._TOKEN=1` would
+otherwise blank every "1".
 """
 from __future__ import annotations
 
+import base64
+import bisect
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 MASK = "[redacted]"
 MIN_SECRET_LENGTH = 8
+#: Consecutive characters of a secret that are blanked wherever they appear.
+WINDOW = 12
 #: Environment variables whose values are secrets, by name and by name ending.
 SECRET_NAMES = ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "BRAVE_API_KEY", "DJANGO_SECRET_KEY")
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD")
+
+_KEPT = re.compile(r"[^\W_]+")  # runs of letters and digits, in any script
 
 
 def secrets_in_env(env: Mapping[str, str]) -> list[str]:
@@ -38,16 +56,66 @@ def secrets_in_env(env: Mapping[str, str]) -> list[str]:
     return found
 
 
+def _folded(text: str) -> str:
+    """Letters and digits only, NFKC-normalised and case-folded."""
+    return "".join(_KEPT.findall(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def _forms(secret: str) -> list[str]:
+    """The folded forms a secret may take in a reply: itself, reversed, hex, base64."""
+    raw = secret.encode("utf-8")
+    forms = [secret, secret[::-1], raw.hex()]
+    forms += [base64.b64encode(raw[shift:]).decode("ascii") for shift in range(3)]
+    return [f for f in (_folded(form) for form in forms) if f]
+
+
+class _Folded:
+    """A text folded as secrets are (`_folded`), with the way back from each folded character to
+    the position of the original character it came from."""
+
+    def __init__(self, text: str):
+        pieces: list[str] = []
+        self.starts: list[int] = []        # where each run starts in the folded text
+        self.origins: list[int | list[int]] = []  # its start in the text, or each character's
+        length = 0
+        for run in _KEPT.finditer(text):
+            word = run.group(0)
+            if word.isascii():
+                folded, origin = word.lower(), run.start()
+            else:
+                chars = [(c, run.start() + i) for i, ch in enumerate(word)
+                         for c in unicodedata.normalize("NFKC", ch).casefold() if c.isalnum()]
+                folded, origin = "".join(c for c, _ in chars), [i for _, i in chars]
+            if folded:
+                pieces.append(folded)
+                self.starts.append(length)
+                self.origins.append(origin)
+                length += len(folded)
+        self.text = "".join(pieces)
+
+    def origin(self, index: int) -> int:
+        run = bisect.bisect_right(self.starts, index) - 1
+        origin = self.origins[run]
+        offset = index - self.starts[run]
+        return origin + offset if isinstance(origin, int) else origin[offset]
+
+
 class Redactor:
-    """Replaces each secret (any case, and reversed) with `MASK`."""
+    """Blanks every configured secret: any 12 of its consecutive characters, whatever the case, the
+    spacing, the Unicode form, reversed, in hex or in base64."""
 
     def __init__(self, secrets: Iterable[str | None] = ()):
         values = {s.strip() for s in secrets if s and len(s.strip()) >= MIN_SECRET_LENGTH}
         self._secrets = frozenset(values)
-        forms = values | {v[::-1] for v in values}
-        # Longest first, so a secret that contains another is blanked whole.
-        alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-        self._pattern = re.compile(alternatives, re.IGNORECASE) if forms else None
+        #: window length -> the folded windows of that length, and the seeds (their first halves
+        #: and every other piece of that length) that say where a window may be
+        self._windows: dict[int, set[str]] = {}
+        self._seeds: dict[int, set[str]] = {}
+        for form in (f for value in values for f in _forms(value)):
+            size = min(WINDOW, len(form))
+            self._windows.setdefault(size, set()).update(form[i:i + size] for i in range(len(form) - size + 1))
+            seed = max(size // 2, 1)
+            self._seeds.setdefault(size, set()).update(form[i:i + seed] for i in range(len(form) - seed + 1))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Redactor:
@@ -58,15 +126,49 @@ class Redactor:
         return Redactor([*self._secrets, *secrets])
 
     def __bool__(self) -> bool:
-        return self._pattern is not None
+        return bool(self._windows)
 
     def __repr__(self) -> str:
         return f"Redactor({len(self._secrets)} secrets)"  # never the secrets themselves
 
     def redact(self, text: str) -> str:
-        if self._pattern is None or not text:
+        if not self._windows or not text:
             return text
-        return self._pattern.sub(MASK, text)
+        folded = _Folded(text)
+        covered = self._covered(folded.text)
+        if not covered:
+            return text
+        out, last = [], 0
+        for start, end in covered:
+            first, final = folded.origin(start), folded.origin(end - 1) + 1
+            out.append(text[last:first])
+            out.append(MASK)
+            last = final
+        out.append(text[last:])
+        return "".join(out)
+
+    def _covered(self, folded: str) -> list[tuple[int, int]]:
+        """The spans of `folded` made of secret windows, merged where they overlap (two copies side
+        by side stay two)."""
+        spans: set[tuple[int, int]] = set()
+        for size, windows in self._windows.items():
+            # Every window holds a seed starting at one of `stride` consecutive places, so looking
+            # for seeds `stride` places apart misses none, and only around a seed are windows tried.
+            seed = max(size // 2, 1)
+            stride = size - seed + 1
+            seeds = self._seeds[size]
+            for q in range(0, len(folded) - seed + 1, stride):
+                if folded[q:q + seed] in seeds:
+                    for i in range(max(q - size + seed, 0), min(q, len(folded) - size) + 1):
+                        if folded[i:i + size] in windows:
+                            spans.add((i, i + size))
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(spans):
+            if merged and start < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
 
     def redact_data(self, value: Any) -> Any:
         """`redact` applied to every string in nested dicts, lists and tuples (keys included)."""

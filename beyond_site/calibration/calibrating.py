@@ -10,16 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
 from pipeline import badges
 from pipeline.calibration import (CONTRACTS, Budget, CallResult, CorpusDraft, Progress, build_corpus,
                                   calibration_report, run_calibration)
-from pipeline.providers import build_role_providers, close_all
+from pipeline.providers import close_all
 from pipeline.topology import Topology, parse_topology
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
+from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.context import enabled_imported_packs
 from beyond_site.runs.models import Run, Step
 from beyond_site.lib import leases
@@ -161,16 +161,18 @@ def _load(report_id: int):
 
 
 async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None = None,
-                    transport=None) -> CalibrationReport:
+                    transport=None, operator_topology: bool = False) -> CalibrationReport:
     """Run a claimed report to its end (or its budget) and return it as stored.
 
     Every result is stored as it comes; results already stored are not asked again. The figures
     are computed over all of them, and written with the final status: completed, stopped (the
-    budget ran out: resume it) or failed (the reason is in `message`).
+    budget ran out: resume it) or failed (the reason is in `message`). The verifier connects
+    through the endpoint policy, as the workspace's runs do, unless `operator_topology` says the
+    operator gave this topology on the command line just now (a stored one is never trusted more).
     """
     store = _Store(report_id, owner, {})
     async with leases.holding(_on_lane(store.beat), name=f"calibration {report_id}"):
-        return await _calibrate(store, on_progress, transport)
+        return await _calibrate(store, on_progress, transport, operator_topology)
 
 
 def _on_lane(func):
@@ -179,7 +181,7 @@ def _on_lane(func):
     return db(func, lane="background")
 
 
-async def _calibrate(store: _Store, on_progress, transport) -> CalibrationReport:
+async def _calibrate(store: _Store, on_progress, transport, operator_topology: bool) -> CalibrationReport:
     report_id = store.report_id
     providers: dict = {}
 
@@ -192,8 +194,7 @@ async def _calibrate(store: _Store, on_progress, transport) -> CalibrationReport
         report, corpus, packs, done = await _on_lane(_load)(report_id)
         store.drafts = {d.draft_id: d for d in corpus}
         options, topology = report.options, parse_topology(report.topology)
-        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
-                                         transport=transport)
+        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
         outcome = await run_calibration(
             corpus, providers["verifier"], topology.role("verifier"), contracts=report.contracts, done=done,
             concurrency=options.get("concurrency") or CONCURRENCY,

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import CommandError
 
-from pipeline.providers import build_role_providers, close_all
+from pipeline.providers import close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.topology import ROLES, Topology, TopologyError, parse_shorthand, parse_topology
+from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.queue import resolve_topology
 from beyond_site.workspaces.models import Workspace
 
@@ -33,7 +33,8 @@ def chosen_topology(workspace, *, provider: str | None = None, topology: str | N
             chosen = parse_topology(topology) if topology.lstrip().startswith("{") else parse_shorthand(topology)
         else:
             chosen = resolve_topology(workspace)
-        asyncio.run(close_all(build_role_providers(chosen, openrouter_base_url=settings.OPENROUTER_BASE_URL)))
+        operator_topology = provider is not None or topology is not None
+        asyncio.run(close_all(role_providers(chosen, operator_topology=operator_topology)))
     except (TopologyError, ScriptError) as exc:
         raise CommandError(str(exc)) from None
     return chosen

@@ -24,12 +24,12 @@ from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.frameworks import Pack
 from pipeline.orchestrator import Orchestrator, Research, RunSettings
-from pipeline.providers import build_role_providers, close_all
+from pipeline.providers import close_all
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.topology import parse_topology
 from beyond_site.lib import leases
 from beyond_site.lib.db import db
-from beyond_site.lib.endpoints import endpoint_policy
+from beyond_site.lib.endpoints import role_providers
 from beyond_site.lib.runners import runner_identity
 from beyond_site.runs import jobs
 from beyond_site.runs.bells import ring_doorbell, stop_group
@@ -155,9 +155,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         topology = parse_topology(run.topology)
         checks = MechanicalChecks(packs)
         research = research_plan() if run.research else None
-        providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
-                                         transport=transport,
-                                         address_policy=None if operator_topology else endpoint_policy())
+        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):

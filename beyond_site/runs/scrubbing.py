@@ -5,8 +5,9 @@ the recorder scrubs every event again before it is stored, whatever produced it 
 reply, an error message, an exception's text), and the messages each model call was given. What
 is stored is what every page, trace and export shows, so nothing downstream needs to remember.
 
-- Secrets: every configured one (pipeline.redaction.secrets_in_env) and DJANGO_SECRET_KEY, in any
-  case and reversed, become "[redacted]".
+- Secrets: every configured one (pipeline.redaction.secrets_in_env) and DJANGO_SECRET_KEY become
+  "[redacted]", and so does any 12 consecutive characters of one, whatever the case, spacing,
+  line breaks, zero-width or full-width characters, reversed, in hex or in base64.
 - Server paths: a scripted provider's file is named by its file name only. Members and auditors
   may see which script a run used, never where the server keeps it.
 """

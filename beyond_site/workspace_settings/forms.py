@@ -55,7 +55,9 @@ class TopologyForm(forms.Form):
                 help_text="openai only (e.g. http://localhost:11434/v1); no key in the URL")
             self.fields[f"{role}_profile"] = forms.ChoiceField(
                 choices=PROFILES, required=False, label="Server profile",
-                help_text="what the endpoint accepts (structured output, effort, concurrency); openai and openrouter only")
+                help_text="what the endpoint accepts (structured output, effort, concurrency); openai and openrouter "
+                          "only. llamacpp is llama.cpp's llama-server; llama-cpp-python's server needs its own "
+                          "profile (with llamacpp it answers every structured call with a 500)")
             self.fields[f"{role}_max_tokens"] = forms.IntegerField(min_value=1, max_value=1_000_000,
                                                                    required=False, label="Max tokens")
 

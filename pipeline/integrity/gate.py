@@ -65,8 +65,8 @@ class IntegrityGate:
             blanked[found.span[0]:found.span[1]] = " " * (found.span[1] - found.span[0])
         for price in find_prices("".join(blanked)):
             if not self.price_supported(price):
-                add("unsupported_price", f"the price {price.surface} ({price.shown()}) is not stated in any approved "
-                                         "evidence item", price.surface)
+                add("unsupported_price", f"the price {price.surface} (read as {price.shown()}) is not stated in "
+                                         "any approved evidence item", price.surface)
         return issues
 
 

@@ -11,9 +11,17 @@ numbers, phone numbers, dates and plain counts are never prices. Forms read:
 - ranges: `$10–$20`, `$10-20`, `€10 to €20`, `10–20 EUR` (each end is a price of its own)
 - per-unit suffixes (`/month`, `per user`) are read but not compared: only amount and currency.
 
-An amount whose only separator could be either kind (`1,200`, `1.200`) stands for both readings
-(1200 and 1.2); two amounts are the same when their readings share a value. `$` alone is "some
-dollar" and matches USD, CAD, AUD and the other dollars; `¥` matches JPY and CNY; `kr` the crowns.
+- a sign is read and dropped (`$-477.42`, a balance written negative, is 477.42 dollars): amounts
+  are compared as magnitudes.
+
+Every amount of a text is read in one convention, the text's own (`decimal_mark`): what its
+amounts show (`1.200,50`, `9,99`, `22.000,-` use a decimal comma; `1,200.50`, `9.99`, `Fr. 1'200.–`
+a decimal point), else its language (German, French, Spanish, Italian, Dutch and Portuguese write
+a decimal comma, English a point). A lone separator followed by exactly three digits (`2,000`,
+`22.000`) is a thousands separator unless it is that convention's decimal mark; with no convention
+to go by it is read as thousands, as people write prices. Two prices are the same when their
+amounts are equal exactly: `$2` is not `$2,000`. `$` alone is "some dollar" and matches USD, CAD,
+AUD and the other dollars; `¥` matches JPY and CNY; `kr` the crowns.
 """
 from __future__ import annotations
 
@@ -52,6 +60,8 @@ _LETTERED = _alternation(k for k in _MARKS if k[0].isalpha())      # "US$", "Fr.
 _SYMBOL = rf"(?<![A-Za-z])(?:{_LETTERED})|{_alternation(k for k in _MARKS if not k[0].isalpha())}"
 _WORD = rf"(?i:{_alternation(_WORDS)})(?![\w])"
 _PREFIX = rf"(?P<TAG>{_CODE}|{_SYMBOL})"
+# A sign between a prefixed currency and its amount: "$-477.42", "$ −12".
+_SIGN = rf"(?:{_DASH}{_SP}?)?"
 _SUFFIX = rf"(?P<TAG>{_SYMBOL}|{_CODE}|{_WORD})"
 # An amount: grouped thousands (one separator kind, groups of three), or plain digits with an
 # optional decimal part; then an optional Swiss ".–" for "no cents".
@@ -70,8 +80,8 @@ def _amount(tag: str, *, after_letter: bool = False) -> str:
 
 PRICE = re.compile(
     "(?:"
-    + _PREFIX.replace("TAG", "pre") + rf"{_SP}?" + _amount("a1", after_letter=True)
-    + rf"(?:{_RANGE}(?:{_PREFIX.replace('TAG', 'pre2')}{_SP}?)?" + _amount("a2", after_letter=True) + ")?"
+    + _PREFIX.replace("TAG", "pre") + rf"{_SP}?{_SIGN}" + _amount("a1", after_letter=True)
+    + rf"(?:{_RANGE}(?:{_PREFIX.replace('TAG', 'pre2')}{_SP}?{_SIGN})?" + _amount("a2", after_letter=True) + ")?"
     + rf"(?:{_SP}?(?P<prepost>{_CODE}))?"
     + "|"
     + _amount("b1") + rf"(?:{_RANGE}" + _amount("b2") + ")?" + rf"{_SP}?" + _SUFFIX.replace("TAG", "post")
@@ -82,13 +92,15 @@ PRICE = re.compile(
 @dataclass(frozen=True)
 class Price:
     currency: str                 # ISO code, or "$", "¥", "kr" when the text does not say which
-    values: frozenset[Decimal]    # the amount's possible readings
+    value: Decimal                # the amount, as a magnitude, read in its text's convention
     surface: str                  # the price as written (a whole range for each of its ends)
     span: tuple[int, int]
 
     def shown(self) -> str:
-        value = min(self.values)
-        return f"{value:,f}".rstrip("0").rstrip(".") + f" {self.currency}"
+        """"130,000 EUR", "9.99 $", "0.015 USD": the amount as read, in one unambiguous form."""
+        whole, _, cents = f"{self.value:,f}".partition(".")
+        cents = cents.rstrip("0")
+        return whole + (f".{cents}" if cents else "") + f" {self.currency}"
 
 
 def _canonical(mark: str) -> str:
@@ -99,33 +111,76 @@ def _canonical(mark: str) -> str:
     return _ALIASES.get(mark, mark)
 
 
-def amount_values(number: str, multiplier: str | None = None) -> frozenset[Decimal]:
-    """The readings of a written amount: {1200, 1.2} for "1,200", {1200.5} for "1 200,50"."""
-    number = re.sub(r"[.,][-\u2013\u2014]$", "", number)
-    number = re.sub(r"[ \u00a0\u202f'’]", "", number)
+#: The marks that separate thousands from whole units in a number, other than "." and ",".
+_GROUPING = re.compile(r"[ \u00a0\u202f'’]")
+_NO_CENTS = re.compile(r"[.,][-\u2013\u2014]$")
+
+
+def amount_value(number: str, multiplier: str | None = None, decimal_mark: str | None = None) -> Decimal | None:
+    """The value of a written amount read with `decimal_mark` ("." or ","; None: not known):
+    1200.5 for "1 200,50"; 1200 for "1,200" unless "," is the decimal mark. None if unreadable."""
+    no_cents = _NO_CENTS.search(number)
+    number = _GROUPING.sub("", number[:no_cents.start()] if no_cents else number)
     marks = [c for c in number if c in ".,"]
-    readings: list[str]
-    if not marks:
-        readings = [number]
-    elif len(set(marks)) == 2:
-        decimal = number[max(number.rfind("."), number.rfind(","))]
-        whole, _, cents = number.rpartition(decimal)
-        readings = [whole.replace(".", "").replace(",", "") + "." + cents]
-    elif len(marks) > 1:
-        readings = [number.replace(marks[0], "")]
-    else:
+    if len(set(marks)) == 2:                  # both kinds: the last one is the decimal mark
+        point = max(number.rfind("."), number.rfind(","))
+        reading = number[:point].replace(".", "").replace(",", "") + "." + number[point + 1:]
+    elif len(marks) > 1:                      # one kind, several times: thousands
+        reading = number.replace(marks[0], "")
+    elif marks:
         whole, _, tail = number.partition(marks[0])
-        readings = [whole + "." + tail]
-        if len(tail) == 3 and not whole.startswith("0"):
-            readings.append(whole + tail)
-    factor = _MULTIPLIERS.get((multiplier or "").lower(), 1)
-    values = set()
-    for reading in readings:
-        try:
-            values.add((Decimal(reading) * factor).normalize())
-        except InvalidOperation:
-            continue
-    return frozenset(values)
+        thousands = len(tail) == 3 and whole != "0" and marks[0] != decimal_mark
+        reading = whole + tail if thousands else whole + "." + tail
+    else:
+        reading = number
+    try:
+        return (Decimal(reading) * _MULTIPLIERS.get((multiplier or "").lower(), 1)).normalize()
+    except InvalidOperation:
+        return None
+
+
+def _mark_shown(number: str) -> str | None:
+    """The decimal mark one amount shows by itself ("9,99", "1.200,50", "22.000,-" show ","), or None."""
+    no_cents = _NO_CENTS.search(number)
+    if no_cents:
+        return number[no_cents.start()]
+    number = _GROUPING.sub("", number)
+    marks = [c for c in number if c in ".,"]
+    if len(set(marks)) == 2:
+        return number[max(number.rfind("."), number.rfind(","))]
+    if len(marks) > 1:                        # "1.000.000": "." groups thousands here
+        return "," if marks[0] == "." else "."
+    if marks and len(number.partition(marks[0])[2]) != 3:
+        return marks[0]
+    return None
+
+
+# Common words of languages that write a decimal point, and of those that write a decimal comma.
+# Words shared between them ("a", "e", "per", "plan") are left out.
+_POINT_WORDS = frozenset("the and of to is for with are this that you your our from year month each "
+                         "price prices pricing costs billed included plus".split())
+_COMMA_WORDS = frozenset(
+    "der die das und ist mit für nicht ein eine zzgl inkl monat jahr preis preise kostet "   # German
+    "le la les et est pour avec des une du mois prix par "                                   # French
+    "el los las y es para con mes año precio "                                               # Spanish
+    "il di che sono mese anno prezzo "                                                       # Italian
+    "het een en van voor maand prijs "                                                       # Dutch
+    "os um uma com não mês preço".split())                                                   # Portuguese
+
+
+def decimal_mark(text: str, numbers: list[str] | None = None) -> str | None:
+    """The decimal mark `text` writes: the one its amounts (`numbers`, as written) show most, else
+    the one its language uses; None when neither says."""
+    shown = [m for m in (_mark_shown(n) for n in numbers or []) if m]
+    points, commas = shown.count("."), shown.count(",")
+    if points != commas:
+        return "." if points > commas else ","
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    point_words = sum(w in _POINT_WORDS for w in words)
+    comma_words = sum(w in _COMMA_WORDS for w in words)
+    if max(point_words, comma_words) >= 3 and max(point_words, comma_words) >= 2 * min(point_words, comma_words):
+        return "." if point_words > comma_words else ","
+    return None
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
@@ -142,30 +197,33 @@ def _year_before_code(text: str, m: re.Match) -> bool:
 
 
 def find_prices(text: str) -> list[Price]:
-    """Every price in `text`, in order; a range gives one Price per end."""
-    prices: list[Price] = []
+    """Every price in `text`, in order, read in the text's own convention; a range gives one
+    Price per end."""
+    found: list[tuple[str, str, str | None, str, tuple[int, int]]] = []
     for m in PRICE.finditer(text):
         if _year_before_code(text, m):
             continue
         g = m.groupdict()
-        span, surface = m.span(), m.group(0)
+        span, surface = m.span(), m.group(0).strip()
         if g["pre"] is not None:
             first = _canonical(g["pre"])
             if g["prepost"] and first in FAMILIES:      # "$49 CAD": the code says which dollar
                 first = _canonical(g["prepost"])
             second = _canonical(g["pre2"]) if g["pre2"] else first
-            ends = [(first, g["a1"], g["a1m"] or g["a1mw"])]
+            found.append((first, g["a1"], g["a1m"] or g["a1mw"], surface, span))
             if g["a2"]:
-                ends.append((second, g["a2"], g["a2m"] or g["a2mw"]))
+                found.append((second, g["a2"], g["a2m"] or g["a2mw"], surface, span))
         else:
             currency = _canonical(g["post"])
-            ends = [(currency, g["b1"], g["b1m"] or g["b1mw"])]
+            found.append((currency, g["b1"], g["b1m"] or g["b1mw"], surface, span))
             if g["b2"]:
-                ends.append((currency, g["b2"], g["b2m"] or g["b2mw"]))
-        for currency, number, multiplier in ends:
-            values = amount_values(number, multiplier)
-            if values:
-                prices.append(Price(currency, values, surface.strip(), span))
+                found.append((currency, g["b2"], g["b2m"] or g["b2mw"], surface, span))
+    mark = decimal_mark(text, [number for _, number, _, _, _ in found])
+    prices = []
+    for currency, number, multiplier, surface, span in found:
+        value = amount_value(number, multiplier, mark)
+        if value is not None:
+            prices.append(Price(currency, value, surface, span))
     return prices
 
 
@@ -176,4 +234,4 @@ def same_currency(a: str, b: str) -> bool:
 
 
 def same_price(a: Price, b: Price) -> bool:
-    return same_currency(a.currency, b.currency) and bool(a.values & b.values)
+    return same_currency(a.currency, b.currency) and a.value == b.value

@@ -2,6 +2,8 @@
 
 `build_role_providers` gives each role of a topology its provider. Roles that name the same
 scripted file share one instance, since the file's replies are one script consumed across roles.
+Every provider is built by `registry.build_provider`, which requires the address policy its
+connections obey (an `AddressPolicy`, or `OPERATOR` for a topology the operator chose).
 """
 from __future__ import annotations
 
@@ -24,12 +26,11 @@ def _instance_key(cfg: RoleConfig) -> str:
     return json.dumps(cfg.model_dump(exclude={"effort"}), sort_keys=True)
 
 
-def build_role_providers(topology: Topology, *, openrouter_base_url: str | None = None,
-                         env: Mapping[str, str] | None = None, transport=None,
-                         address_policy=None) -> dict[str, Provider]:
+def build_role_providers(topology: Topology, *, address_policy, openrouter_base_url: str | None = None,
+                         env: Mapping[str, str] | None = None, transport=None) -> dict[str, Provider]:
     """One provider per role; raises ScriptError or TopologyError with a clear message.
-    `address_policy` (a pipeline.net.AddressPolicy): HTTP providers connect through a guarded
-    transport of their own that allows only what it allows (see registry.build_provider)."""
+    `address_policy` (required): a pipeline.net.AddressPolicy, whose guarded transport each HTTP
+    provider connects through, or registry.OPERATOR (see registry.build_provider)."""
     from pipeline.providers.registry import build_provider  # httpx only when a run needs it
 
     instances: dict[str, Provider] = {}
@@ -38,9 +39,9 @@ def build_role_providers(topology: Topology, *, openrouter_base_url: str | None 
         cfg = topology.role(role)
         key = _instance_key(cfg)
         if key not in instances:
-            instances[key] = build_provider(cfg, openrouter_base_url=openrouter_base_url,
-                                            env=os.environ if env is None else env, transport=transport,
-                                            address_policy=address_policy)
+            instances[key] = build_provider(cfg, address_policy=address_policy,
+                                            openrouter_base_url=openrouter_base_url,
+                                            env=os.environ if env is None else env, transport=transport)
         result[role] = instances[key]
     return result
 

@@ -22,8 +22,9 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.net import AddressRefused
+from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyRefused, EncodingRefused, iter_lines, read_body
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
+from pipeline.providers.error_text import without_server_detail
 from pipeline.providers.limits import endpoint_slot
 from pipeline.providers.profiles import EndpointProfile
 from pipeline.providers.schema_forms import grammar_friendly, is_strict_compatible
@@ -33,6 +34,14 @@ from pipeline.redaction import Redactor
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+#: An error body is read this far at most: its message is cut to a few hundred characters anyway.
+ERROR_BODY_BYTES = 64 * 1024
+#: Added to the final error of a structured call that a `llamacpp` endpoint answered with a 500.
+LLAMACPP_500_NOTE = ("the llamacpp profile is for llama.cpp's own llama-server; llama-cpp-python's server answers "
+                     "this form of structured output with a 500: if this endpoint is llama-cpp-python, choose the "
+                     "llama-cpp-python profile")
+#: A body larger than this is parsed in a thread, so the event loop is not held while it is.
+PARSE_OFF_LOOP_BYTES = 256 * 1024
 
 
 class ProviderOptions(BaseModel):
@@ -50,13 +59,16 @@ class ProviderOptions(BaseModel):
     connect_timeout_s: float = Field(default=15.0, gt=0)
     #: Longest silence between two bytes; keep-alive comments reset it.
     read_timeout_s: float = Field(default=180.0, gt=0)
-    #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run.
+    #: Ceiling on one attempt end to end, so a trickling stream cannot hang a run. A reply that is
+    #: not streamed is silent until it is whole: the read timeout is then this one.
     attempt_timeout_s: float = Field(default=900.0, gt=0)
+    #: A reply's size limit (BEYOND_MAX_REPLY_BYTES): a body that is not streamed, in bytes; for
+    #: a stream, any one line and the text its chunks add up to, in characters. Over it, the call
+    #: fails (`too_large`) and is not retried. An error body is read up to ERROR_BODY_BYTES.
+    max_reply_bytes: int = Field(default=8_000_000, ge=1024)
+    #: The role's max_tokens: a ceiling on everything the model generates, reasoning included,
+    #: sent as it is (a reasoning model needs room in it for its thinking).
     default_max_tokens: int | None = Field(default=None, ge=1)
-    #: Added to max_tokens when the effort is sent: reasoning tokens count against the limit, and
-    #: a reasoning model given a tight one spends it all thinking and answers nothing.
-    reasoning_headroom: dict[str, int] = Field(
-        default_factory=lambda: {"low": 1024, "medium": 4096, "high": 16384})
 
 
 class _AttemptFailed(Exception):
@@ -84,6 +96,9 @@ class ReplyState:
     provider: str | None = None
     id: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: Characters of text, reasoning and refusal held so far.
+    held: int = 0
+    streamed: bool = False
     chunks: int = 0
     saw_choice: bool = False
     done: bool = False
@@ -130,11 +145,13 @@ class OpenAICompatibleProvider:
         self._redactor = (redactor or Redactor()).with_secrets(api_key)
         self._no_key_note = None if api_key else no_key_note
         self._sleep = sleep
-        all_headers = {"Accept": "application/json, text/event-stream", **(headers or {})}
+        all_headers = {"Accept": "application/json, text/event-stream", "Accept-Encoding": ACCEPT_ENCODING,
+                       **(headers or {})}
         if api_key:
             all_headers["Authorization"] = f"Bearer {api_key}"
         opts = self.options
-        timeout = httpx.Timeout(opts.read_timeout_s, connect=opts.connect_timeout_s)
+        read_timeout_s = opts.read_timeout_s if self.profile.stream else opts.attempt_timeout_s
+        timeout = httpx.Timeout(read_timeout_s, connect=opts.connect_timeout_s)
         # Redirects are never followed: the endpoint is the one the topology names and the address
         # policy checked, and a Location header must not carry the key somewhere else.
         self._client = httpx.AsyncClient(base_url=base_url, headers=all_headers, timeout=timeout,
@@ -189,8 +206,10 @@ class OpenAICompatibleProvider:
 
     def map_usage(self, usage: dict | None) -> Usage | None:
         """Map reported usage to disjoint buckets (cached and reasoning tokens are not counted
-        twice); None when the endpoint reported none."""
-        if not usage:
+        twice); None when the endpoint reported none. No prompt token and no completion token is
+        none reported either: every call has a prompt, and zeros are what a gateway (LiteLLM) sends
+        when the model behind it reported nothing."""
+        if not usage or not (_int(usage.get("prompt_tokens")) or _int(usage.get("completion_tokens"))):
             return None
         prompt_details = usage.get("prompt_tokens_details") or {}
         completion_details = usage.get("completion_tokens_details") or {}
@@ -221,9 +240,8 @@ class OpenAICompatibleProvider:
             _set_dotted(body, profile.effort_field, request.effort)
         max_tokens = request.max_tokens or self.options.default_max_tokens
         if max_tokens:
-            # Reasoning tokens count against the limit; an effort not sent reasons not at all.
-            headroom = self.options.reasoning_headroom.get(request.effort, 0) if profile.effort_field else 0
-            body[profile.max_tokens_field] = max_tokens + headroom
+            # The operator's number is a ceiling: nothing is added to it, for reasoning or anything else.
+            body[profile.max_tokens_field] = max_tokens
         if request.json_schema is not None and profile.structured_output != "none":
             self.apply_structured_output(body, request)
         if body["model"].startswith(profile.cache_control_models):
@@ -275,13 +293,15 @@ class OpenAICompatibleProvider:
         try:
             async with self._client.stream("POST", "chat/completions", json=body) as response:
                 if response.status_code != 200:
-                    await response.aread()
-                    raise self._http_failure(response)
+                    raise self._http_failure(response, await _error_body(response),
+                                             structured="response_format" in body)
                 if "text/event-stream" in response.headers.get("content-type", ""):
                     state = await self._read_stream(response)
                 else:
-                    await response.aread()
-                    state = self._read_json(response)
+                    raw = await read_body(response, max_bytes=self.options.max_reply_bytes)
+                    state = self._read_json(await _parse_json(raw))
+        except BodyRefused as exc:  # too large, or a refused encoding: another try would bring the same reply
+            raise _AttemptFailed(exc.reason, f"{self.name}'s reply was not read: {exc}", retryable=False) from None
         except httpx.TimeoutException as exc:
             raise _AttemptFailed("timeout", f"{type(exc).__name__} from {self.name}", retryable=True) from None
         except AddressRefused as exc:  # the address policy will refuse it again: no retry
@@ -292,22 +312,25 @@ class OpenAICompatibleProvider:
             raise _AttemptFailed("connection", message, retryable=True) from None
         return self._completion(state, response.headers)
 
-    def _http_failure(self, response: httpx.Response) -> _AttemptFailed:
+    def _http_failure(self, response: httpx.Response, body: bytes, *, structured: bool = False) -> _AttemptFailed:
         status = response.status_code
         retry_after = parse_retry_after(response.headers.get("retry-after"), self.options.retry_after_cap_s)
         retryable = status in (408, 429) or status >= 500 or (status == 402 and retry_after is not None)
-        detail = self.error_message(_json_or_none(response))
+        detail = self.error_message(_json_or_none(body))
         if response.is_redirect:
             detail = "it answered with a redirect, and redirects are not followed for model endpoints"
         # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
         missing_key = status in (401, 403) or (status >= 500 and not detail)
+        note = self._no_key_note if missing_key else None
+        if status == 500 and structured and self.profile.name == "llamacpp":
+            note = LLAMACPP_500_NOTE
         message = self._safe(f"HTTP {status} from {self.name}: {detail or response.reason_phrase or 'no detail'}")
         return _AttemptFailed(f"http_{status}", message, retryable=retryable, status=status, retry_after_s=retry_after,
-                              note=self._no_key_note if missing_key else None)
+                              note=note)
 
     async def _read_stream(self, response: httpx.Response) -> ReplyState:
-        state = ReplyState()
-        async for data in iter_sse_data(response.aiter_lines()):
+        state = ReplyState(streamed=True)
+        async for data in iter_sse_data(iter_lines(response, max_line_chars=self.options.max_reply_bytes)):
             if data.strip() == DONE:
                 state.done = True
                 break
@@ -328,8 +351,7 @@ class OpenAICompatibleProvider:
                                  retryable=True)
         return state
 
-    def _read_json(self, response: httpx.Response) -> ReplyState:
-        payload = _json_or_none(response)
+    def _read_json(self, payload: Any) -> ReplyState:
         if not isinstance(payload, dict):
             raise _AttemptFailed("bad_response", f"{self.name} replied with a body that is not a JSON object",
                                  retryable=True)
@@ -359,9 +381,15 @@ class OpenAICompatibleProvider:
         part = choice.get("delta") or choice.get("message") or {}
         if isinstance(part.get("content"), str):
             state.text.append(part["content"])
-        if part.get("refusal"):
+            state.held += len(part["content"])
+        if isinstance(part.get("refusal"), str) and part["refusal"]:
             state.refusal.append(part["refusal"])
+            state.held += len(part["refusal"])
         state.reasoning.append(_reasoning_text(part))
+        state.held += len(state.reasoning[-1])
+        if state.held > self.options.max_reply_bytes:
+            raise _AttemptFailed("too_large", f"{self.name}'s reply is longer than "
+                                 f"{self.options.max_reply_bytes:,} characters", retryable=False)
         # A later chunk with a null finish_reason must not erase "length".
         if choice.get("finish_reason"):
             state.finish_reason = choice["finish_reason"]
@@ -371,7 +399,12 @@ class OpenAICompatibleProvider:
 
     def _completion(self, state: ReplyState, headers: httpx.Headers) -> Completion:
         served = next((headers[h] for h in self.profile.served_model_headers if headers.get(h)), None)
+        usage = self.map_usage(state.usage)
         cost, cost_source = self._cost(state.usage, headers)
+        if usage is None and cost_source == "estimated":
+            cost, cost_source = None, None  # an estimate worked out from no usage at all is no figure
+        if state.streamed and self.profile.fills_in_stream_usage:
+            usage = None  # the gateway's own count or the model's: nothing tells which
         raw = {"id": state.id, "model": state.model, "provider": state.provider,
                "finish_reason": state.finish_reason,
                "usage": state.usage, "chunks": state.chunks, **state.extras}
@@ -381,7 +414,7 @@ class OpenAICompatibleProvider:
             finish_reason=state.finish_reason,
             reasoning=redact("".join(state.reasoning)),
             refusal=redact("".join(state.refusal)) or None,
-            usage=self.map_usage(state.usage),
+            usage=usage,
             cost=cost,
             cost_source=cost_source,
             model_served=redact(served or state.model or "") or None,
@@ -390,10 +423,11 @@ class OpenAICompatibleProvider:
         )
 
     def _cost(self, usage: dict | None, headers: httpx.Headers) -> tuple[float | None, str | None]:
-        """The charge the endpoint reports in its usage, else the gateway's estimate in a header."""
+        """The cost in the usage (the endpoint's charge, or a gateway's estimate: the profile says
+        which), else the gateway's estimate in a header."""
         reported = (usage or {}).get("cost")
-        if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-            return float(reported), "reported"
+        if isinstance(reported, (int, float)) and not isinstance(reported, bool) and math.isfinite(reported):
+            return float(reported), self.profile.usage_cost
         if self.profile.cost_header:
             try:
                 estimate = float(headers.get(self.profile.cost_header, ""))
@@ -404,8 +438,9 @@ class OpenAICompatibleProvider:
         return None, None
 
     def _safe(self, text: str, limit: int = 600) -> str:
-        """Blank out every configured secret, should a server ever echo one, and cut to size."""
-        text = self._redactor.redact(text)
+        """Blank out every configured secret, should a server ever echo one, and the server's own
+        tracebacks and file paths (error_text.py); cut to size."""
+        text = self._redactor.redact(without_server_detail(text))
         return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -432,11 +467,26 @@ def _reasoning_text(part: dict) -> str:
     return "".join(pieces)
 
 
-def _json_or_none(response: httpx.Response) -> Any:
+def _json_or_none(body: bytes) -> Any:
     try:
-        return response.json()
+        return json.loads(body)
     except ValueError:
         return None
+
+
+async def _parse_json(body: bytes) -> Any:
+    """The JSON of a reply body, None when it is not JSON; parsed in a thread when it is large."""
+    if len(body) > PARSE_OFF_LOOP_BYTES:
+        return await asyncio.to_thread(_json_or_none, body)
+    return _json_or_none(body)
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    """The start of an error body, decoded under a bound; empty when it cannot be read."""
+    try:
+        return await read_body(response, max_bytes=ERROR_BODY_BYTES, cut=True)
+    except (EncodingRefused, httpx.HTTPError):
+        return b""
 
 
 def _int(value: Any) -> int:

@@ -44,6 +44,13 @@ class EndpointProfile(BaseModel):
     served_model_headers: tuple[str, ...] = ()
     #: A response header carrying the gateway's own cost figure: recorded as an estimate.
     cost_header: str | None = None
+    #: What a `cost` inside the reply's usage is: the endpoint's own charge (OpenRouter), or a
+    #: gateway's figure from its price table (LiteLLM with `include_cost_in_streaming_usage`).
+    usage_cost: Literal["reported", "estimated"] = "reported"
+    #: The server fills in a streamed reply's usage itself when the model behind it reported none
+    #: (LiteLLM counts the text with its own tokenizer): a streamed usage cannot then be told from
+    #: a real one, and is recorded as not reported.
+    fills_in_stream_usage: bool = False
     #: Calls in flight at once per endpoint in this process; None: no limit of ours.
     concurrency: int | None = Field(default=None, ge=1)
     #: What one limit covers: the whole server (it serves one request at a time whatever the
@@ -76,14 +83,22 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
     ),
     EndpointProfile(
         name="litellm",
-        description="LiteLLM proxy: retries on its own, names the model behind an alias in headers.",
+        description="LiteLLM proxy: not streamed (a stream hides upstream cuts), retries itself, names the "
+                    "served model.",
         # The proxy refuses reasoning_effort for models it knows cannot reason (HTTP 400); name
         # the field in an override for a deployment that can.
         effort_field=None,
+        # Behind the proxy, a stream its upstream cut short ([DONE] with no finish reason, or a
+        # closed connection) arrives with finish_reason "stop" and a usage the proxy counted
+        # itself: streamed, a fragment looks like a complete reply. Not streamed, the cut is an
+        # error and the usage is the upstream's (zeros when it reported none).
+        stream=False,
         # x-litellm-model-group repeats the alias the body already names; model-name is the
         # deployment's model behind it.
         served_model_headers=("x-litellm-model-name",),
         cost_header="x-litellm-response-cost",
+        usage_cost="estimated",
+        fills_in_stream_usage=True,
         server_retries=True,
         retries=1,
     ),
@@ -100,7 +115,7 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
     ),
     EndpointProfile(
         name="llamacpp",
-        description="llama.cpp's llama-server: JSON schemas as grammars, one slot unless started with more.",
+        description="llama.cpp's own llama-server (NOT llama-cpp-python's: it 500s on these schemas), one slot.",
         effort_field=None,
         concurrency=1,
         limit_per="server",
@@ -108,11 +123,23 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
     ),
     EndpointProfile(
         name="llama-cpp-python",
-        description="llama-cpp-python's server: schema inside json_object, one request at a time "
-                    "(a second cuts the first).",
+        description="llama-cpp-python's server (not llama.cpp's): schema inside json_object, one request "
+                    "at a time.",
         structured_output="json_object_with_schema",
         effort_field=None,
         stream_usage=False,
+        concurrency=1,
+        limit_per="server",
+        retries=2,
+    ),
+    EndpointProfile(
+        name="transformers",
+        description="transformers serve: ignores response_format (JSON asked for in the prompt only), one "
+                    "at a time.",
+        # It accepts response_format and generates free text anyway: sending it would only
+        # pretend. The prompts describe the JSON; every reply is validated after it arrives.
+        structured_output="none",
+        effort_field=None,
         concurrency=1,
         limit_per="server",
         retries=2,

@@ -1,9 +1,16 @@
-"""Build the provider a role's configuration names; API keys are resolved here and nowhere else."""
+"""Build the provider a role's configuration names; API keys are resolved here and nowhere else.
+
+This is the one place HTTP providers are made, and it cannot be called without saying where they
+may connect: an `AddressPolicy` (a workspace's topology: public addresses and the operator's own
+endpoints, checked at every connection), or `OPERATOR` (a topology the operator gave a management
+command, which may name any endpoint, as the operator could connect there anyway).
+"""
 from __future__ import annotations
 
 import os
-from urllib.parse import urlsplit
 from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -17,6 +24,32 @@ from pipeline.topology import RoleConfig, TopologyError
 
 
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+#: A model reply larger than this is not read (ProviderOptions.max_reply_bytes).
+DEFAULT_MAX_REPLY_BYTES = 8_000_000
+
+
+@dataclass(frozen=True)
+class OperatorEndpoints:
+    """Where a topology the operator chose may connect: wherever it names, unguarded. Never for a
+    topology a workspace stored, whoever is running it."""
+
+    def __repr__(self) -> str:
+        return "OPERATOR"
+
+
+OPERATOR = OperatorEndpoints()
+#: Where a provider may connect: a policy checked at every connection, or the operator's choice.
+Endpoints = AddressPolicy | OperatorEndpoints
+
+
+def max_reply_bytes(env: Mapping[str, str]) -> int:
+    """BEYOND_MAX_REPLY_BYTES, the size limit of a model reply; TopologyError when it is not a number."""
+    value = (env.get("BEYOND_MAX_REPLY_BYTES") or "").strip()
+    if not value:
+        return DEFAULT_MAX_REPLY_BYTES
+    if not value.isdigit() or int(value) < 1024:
+        raise TopologyError(f"BEYOND_MAX_REPLY_BYTES={value!r} is not a number of bytes (1024 or more)")
+    return int(value)
 
 
 def _origin(url: str) -> tuple[str, str]:
@@ -39,16 +72,18 @@ def reads_with_a_language_model(provider: str) -> bool:
     return False
 
 
-def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
+def build_provider(cfg: RoleConfig, *, address_policy: Endpoints, openrouter_base_url: str | None = None,
                    env: Mapping[str, str] = os.environ,
-                   transport: httpx.AsyncBaseTransport | None = None,
-                   address_policy: AddressPolicy | None = None) -> Provider:
+                   transport: httpx.AsyncBaseTransport | None = None) -> Provider:
     """A ready provider for one role; raise `TopologyError` when it cannot be built (e.g. no API key).
 
-    `address_policy`: an HTTP provider without a `transport` of its own connects through a guarded
-    transport (pipeline.net) with this policy, checked at every connection. The caller owns the
-    result and should `await provider.aclose()` when the run is over.
+    `address_policy` is required: an `AddressPolicy` makes an HTTP provider connect through a
+    guarded transport (pipeline.net) that checks it at every connection; `OPERATOR` connects
+    unguarded. `transport` replaces the connection layer altogether (tests: an httpx.MockTransport).
+    The caller owns the result and should `await provider.aclose()` when the run is over.
     """
+    if not isinstance(address_policy, (AddressPolicy, OperatorEndpoints)):
+        raise TypeError(f"build_provider needs an AddressPolicy or OPERATOR, not {address_policy!r}")
     # --- built-in providers (written elsewhere; imported lazily so this module stands alone) ---
     if cfg.provider == "offline":
         from pipeline.providers.offline import OfflineProvider
@@ -58,9 +93,9 @@ def build_provider(cfg: RoleConfig, *, openrouter_base_url: str | None = None,
         return ScriptedProvider(cfg.path)
 
     # --- HTTP providers ---
-    if transport is None and address_policy is not None:
+    if transport is None and isinstance(address_policy, AddressPolicy):
         transport = guarded_transport(address_policy)
-    options = ProviderOptions(default_max_tokens=cfg.max_tokens)
+    options = ProviderOptions(default_max_tokens=cfg.max_tokens, max_reply_bytes=max_reply_bytes(env))
     try:
         profile = resolve_profile(cfg.provider, cfg.profile, concurrency=cfg.concurrency, retries=cfg.retries)
     except ProfileError as exc:

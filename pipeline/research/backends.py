@@ -18,7 +18,11 @@ from typing import Protocol
 
 import httpx
 
+from pipeline.net import BodyRefused, read_body
+
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
+#: A results page larger than this is not read (a SearXNG page of results is a few tens of KB).
+SEARCH_MAX_BYTES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -58,13 +62,16 @@ def _results(items, url_key: str, title_key: str, snippet_key: str, limit: int) 
 
 async def _get_json(client: httpx.AsyncClient, url: str, **kwargs) -> dict:
     try:
-        response = await client.get(url, **kwargs)
+        async with client.stream("GET", url, **kwargs) as response:
+            if response.status_code != 200:
+                raise SearchError(f"HTTP {response.status_code}")
+            raw = await read_body(response, max_bytes=SEARCH_MAX_BYTES)
     except httpx.HTTPError as exc:
         raise SearchError(f"{type(exc).__name__}: {exc}") from None
-    if response.status_code != 200:
-        raise SearchError(f"HTTP {response.status_code}")
+    except BodyRefused as exc:
+        raise SearchError(f"the reply was not read: {exc}") from None
     try:
-        body = response.json()
+        body = json.loads(raw)
     except ValueError:
         raise SearchError("the reply is not JSON") from None
     if not isinstance(body, dict):

@@ -24,8 +24,8 @@ def text_sha256(text: str) -> str:
 class EvidenceItem:
     """`status` is "ok", "refused" (the fetch policy or robots.txt ruled it out before a request
     was made) or "failed" (tried, not usable); `reason` says why for the last two: timeout,
-    too_big, not_html, refused_by_policy, robots, robots_unavailable, http_404, too_many_redirects,
-    connection_error, bad_url, no_text."""
+    too_big, bad_encoding, not_html, refused_by_policy, robots, robots_unavailable, http_404,
+    too_many_redirects, connection_error, bad_url, no_text."""
 
     id: str
     url: str

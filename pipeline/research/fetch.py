@@ -13,7 +13,8 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
-from pipeline.net import AddressPolicy, AddressRefused, Resolver, guarded_client, parse_address, system_resolver
+from pipeline.net import (ACCEPT_ENCODING, AddressPolicy, AddressRefused, BodyTooLarge, EncodingRefused, Resolver,
+                         guarded_client, iter_body, parse_address, system_resolver)
 
 from .evidence import FAILED, OK, REFUSED
 from .extract import HTML_TYPES, TEXT_TYPES, media_type
@@ -91,7 +92,8 @@ class Fetcher:
         self.client = guarded_client(
             policy.address_policy, resolver=resolver, inner=inner,
             timeout=httpx.Timeout(policy.total_timeout_s, connect=policy.connect_timeout_s),
-            headers={"User-Agent": policy.user_agent, "Accept": "text/html, application/xhtml+xml, text/plain;q=0.9"})
+            headers={"User-Agent": policy.user_agent, "Accept": "text/html, application/xhtml+xml, text/plain;q=0.9",
+                     "Accept-Encoding": ACCEPT_ENCODING})
         self.robots = RobotsCache(self.client, ROBOTS_AGENT, policy.total_timeout_s)
         self._hosts: dict[str, asyncio.Semaphore] = {}
 
@@ -166,15 +168,16 @@ class Fetcher:
             raise _Stop(FAILED, "connection_error") from None
 
     async def _read_limited(self, response: httpx.Response, result: Fetched) -> bytes:
-        limit = self.policy.max_bytes
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise _Stop(FAILED, "too_big")
-        # Decoded bytes are counted, so a small compressed body cannot expand past the limit.
+        """The page, decoded under the size limit (pipeline.net.bodies: compressed bytes are
+        decoded a bounded piece at a time and counted as they come)."""
         chunks: list[bytes] = []
-        async for chunk in response.aiter_bytes():
-            result.bytes_read += len(chunk)
-            if result.bytes_read > limit:
-                raise _Stop(FAILED, "too_big")
-            chunks.append(chunk)
+        try:
+            async for piece in iter_body(response, max_bytes=self.policy.max_bytes):
+                result.bytes_read += len(piece)
+                chunks.append(piece)
+        except BodyTooLarge as exc:
+            result.bytes_read = exc.read or result.bytes_read
+            raise _Stop(FAILED, "too_big") from None
+        except EncodingRefused:
+            raise _Stop(FAILED, "bad_encoding") from None
         return b"".join(chunks)

@@ -11,7 +11,7 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
-from pipeline.net import AddressRefused
+from pipeline.net import AddressRefused, BodyRefused, read_body
 
 ROBOTS_MAX_BYTES = 500_000
 
@@ -55,14 +55,11 @@ class RobotsCache:
                         return parser
                     if response.status_code != 200:
                         return RobotsVerdict.UNAVAILABLE
-                    body = b""
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > ROBOTS_MAX_BYTES:
-                            break
+                    # RFC 9309: the first 500 KiB at least are read; what follows is ignored.
+                    body = await read_body(response, max_bytes=ROBOTS_MAX_BYTES, cut=True)
         except AddressRefused:
             return RobotsVerdict.REFUSED
-        except (httpx.HTTPError, TimeoutError):
+        except (httpx.HTTPError, TimeoutError, BodyRefused):
             return RobotsVerdict.UNAVAILABLE
-        parser.parse(body[:ROBOTS_MAX_BYTES].decode("utf-8", errors="replace").splitlines())
+        parser.parse(body.decode("utf-8", errors="replace").splitlines())
         return parser

@@ -14,6 +14,7 @@ import httpx
 
 from pipeline.context import Context, Evidence
 from pipeline.integrity.urls import normalise_url
+from pipeline.net import ACCEPT_ENCODING
 from pipeline.parsing import ReplyError
 from pipeline.providers.base import Provider, ProviderError
 from pipeline.topology import RoleConfig
@@ -132,7 +133,7 @@ async def run_research(ctx: Context, *, backend: SearchBackend, fetch_policy: Fe
           "notes": list(notes)})
     own_client = search_client is None
     client = search_client or httpx.AsyncClient(timeout=fetch_policy.total_timeout_s,
-                                                headers={"User-Agent": USER_AGENT})
+                                                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING})
     own_fetcher = fetcher is None
     fetcher = fetcher or Fetcher(fetch_policy)
     try:

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 @dataclass
 class Answer:
     status: int = 200
-    parts: list[str] = field(default_factory=list)
+    parts: list[str | bytes] = field(default_factory=list)
     content_type: str = "text/event-stream"
     headers: dict[str, str] = field(default_factory=dict)
     pause_s: float = 0.0  # before each part
@@ -94,7 +94,7 @@ class LoopbackServer:
                         time.sleep(answer.pause_s)
                         if n == len(answer.parts):
                             finished()
-                        self.wfile.write(part.encode())
+                        self.wfile.write(part if isinstance(part, bytes) else part.encode())
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass

@@ -45,6 +45,10 @@ class LoopbackSite:
             def do_GET(self) -> None:
                 site._serve(self)
 
+            def do_POST(self) -> None:  # the body is read and ignored: a route answers by its path
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                site._serve(self)
+
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
         self.server.block_on_close = False
@@ -77,7 +81,8 @@ class LoopbackSite:
         parts = urlsplit(handler.path)
         with self._lock:
             self.requests.append({"path": parts.path, "host": handler.headers.get("Host"),
-                                  "user_agent": handler.headers.get("User-Agent")})
+                                  "user_agent": handler.headers.get("User-Agent"),
+                                  "accept_encoding": handler.headers.get("Accept-Encoding")})
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:

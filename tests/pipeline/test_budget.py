@@ -2,10 +2,13 @@
 `budget:` reason, releases nothing more, and cancels (and records) the calls in flight."""
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 
 from pipeline import events as ev
 from pipeline.budget import Budget, Spending
+from pipeline.providers.scripted import ScriptedProvider
 from pipeline.providers.base import Completion, Usage
 from tests import scripting
 from tests.pipeline.helpers import of_type, run_scripted
@@ -47,15 +50,20 @@ async def test_a_step_that_goes_over_the_token_budget_halts_the_run_and_nothing_
 
 
 async def test_calls_in_flight_when_the_budget_is_reached_are_cancelled_and_recorded(tmp_path):
+    # Each executor call may use up to about 3,300 tokens (its prompt and max_tokens 200): three fit
+    # beside each other under 20,000. Step 1's reports far more than it could (a lying endpoint).
     data = scripting.script({
-        1: {"executor": [{**used("Part one.", 5000), "delay_s": 0.05}], "verifier": [PASS]},
+        1: {"executor": [{**used("Part one.", 50_000), "delay_s": 0.05}], "verifier": [PASS]},
         2: {"executor": [{**used("Part two.", 10), "delay_s": 5}], "verifier": [PASS]},
         3: {"executor": [{**used("Part three.", 10), "delay_s": 5}], "verifier": [PASS]},
     }, planner=plan(3))
-    events, _ = await run_scripted(tmp_path, data, budget=Budget(max_tokens=1000))
-    cancelled = [(c["step"], c["role"]) for c in of_type(events, ev.MODEL_CALL)
-                 if (c["error"] or "").startswith("cancelled")]
+    events, _ = await run_scripted(tmp_path, data, budget=Budget(max_tokens=20_000), max_tokens=200)
+    cancelled = {(c["step"], c["role"]): c["error"] for c in of_type(events, ev.MODEL_CALL)
+                 if (c["error"] or "").startswith("cancelled")}
     assert sorted(cancelled) == [(2, "executor"), (3, "executor")]
+    for error in cancelled.values():  # counted as what they might have used: they may have been paid for
+        assert re.fullmatch(r"cancelled: the run no longer needs this call \(counted against the run's budget as "
+                            r"up to [\d,]+ tokens\)", error), error
     types = [e.type for e in events]
     assert types[-1] == ev.RUN_HALTED and max(i for i, t in enumerate(types) if t == ev.MODEL_CALL) < types.index(
         ev.STEP_HALTED)
@@ -138,3 +146,77 @@ async def test_a_step_inspected_before_the_budget_ran_out_is_still_released(tmp_
     assert [e["step"] for e in of_type(events, ev.STEP_RELEASED)] == [1]
     assert [e["step"] for e in of_type(events, ev.STEP_HALTED)] == [2]
     assert finished(events)[1]["step"] == 2
+
+
+class InFlight(ScriptedProvider):
+    """A scripted provider that counts its calls in flight."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.now = self.most = 0
+
+    async def complete(self, request):
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            return await super().complete(request)
+        finally:
+            self.now -= 1
+
+
+async def test_with_eight_steps_at_once_and_a_tight_cap_the_run_never_goes_over(tmp_path):
+    """Checked only before each call, all eight executors started at once under a cap that had
+    room for a few: the run recorded 20,900 tokens against 20,000, and cancelled the seven other
+    calls in flight, which may well have been paid for, and counted them as nothing."""
+    def step(n: int) -> dict:
+        return {"executor": [{"content": f"Part {n}.", "usage": {"input": 2500, "output": 200}, "delay_s": 0.05}],
+                "verifier": [{"content": PASS, "usage": {"input": 1200, "output": 50}, "delay_s": 0.05}]}
+
+    data = scripting.script({n: step(n) for n in range(1, 9)}, planner=plan(8, tokens=2000))
+    provider = InFlight(scripting.write(tmp_path, data))
+    events, _ = await run_scripted(tmp_path, data, budget=Budget(max_tokens=20_000), concurrency=8, max_tokens=200,
+                                   provider=provider)
+    calls = of_type(events, ev.MODEL_CALL)
+    spent = sum(sum(c["usage"].values()) for c in calls if c["usage"] and not c["error"])
+    cancelled = [c for c in calls if (c["error"] or "").startswith("cancelled")]
+    assert spent <= 20_000, spent
+    assert cancelled == []  # nothing was in flight, paid for and unseen, when the run stopped
+    assert provider.most > 1  # still concurrent: as many calls at once as their bounds allow
+    kind, data_ = finished(events)
+    assert kind == ev.RUN_HALTED and data_["reason"].startswith("budget: ")
+    assert re.search(r"may use up to [\d,]+ tokens \(its prompt and max_tokens\), and [\d,]+ of the limit of "
+                     r"20,000 per run remain", data_["reason"]), data_["reason"]
+
+
+async def test_without_max_tokens_a_call_under_a_budget_runs_alone(tmp_path):
+    data = scripting.script({n: {"executor": [{"content": f"Part {n}.", "usage": {"input": 10, "output": 10},
+                                               "delay_s": 0.02}],
+                                 "verifier": [used(PASS, 10)]} for n in range(1, 5)}, planner=plan(4),
+                            summarizer=[used("Recap.", 10)])
+    provider = InFlight(scripting.write(tmp_path, data))
+    events, _ = await run_scripted(tmp_path, data, budget=Budget(max_tokens=100_000), provider=provider)
+    assert finished(events)[0] == ev.RUN_COMPLETED
+    assert provider.most == 1  # no bound: it may take all that remains, so nothing runs beside it
+    (tmp_path / "again").mkdir()
+    unlimited = InFlight(scripting.write(tmp_path / "again", data))
+    await run_scripted(tmp_path / "again", data, provider=unlimited)
+    assert unlimited.most > 1  # without a budget, nothing waits
+
+
+async def test_a_bounded_call_that_cannot_fit_is_not_made(tmp_path):
+    data = scripting.script({1: {"executor": ["x"], "verifier": [PASS]}}, planner=plan(1))
+    events, provider = await run_scripted(tmp_path, data, budget=Budget(max_tokens=1000), max_tokens=200)
+    assert provider.calls == [] and of_type(events, ev.MODEL_CALL) == []
+    kind, data_ = finished(events)
+    assert kind == ev.RUN_HALTED and re.fullmatch(
+        r"budget: a planner call \(scripted \S+\) may use up to [\d,]+ tokens \(its prompt and max_tokens\), "
+        r"and 1,000 of the limit of 1,000 per run remain", data_["reason"]), data_["reason"]
+
+
+def test_a_cancelled_call_counts_its_whole_reservation_or_all_that_remained():
+    spending = Spending(Budget(max_tokens=10_000))
+    bounded = asyncio.run(spending.reserve("a call", "m", 3000))
+    assert spending.settle(bounded, None, cancelled=True) is None and spending.tokens == 3000
+    unbounded = asyncio.run(spending.reserve("a call", "m", None))
+    assert spending.settle(unbounded, None, cancelled=True) is None and spending.tokens == 10_000
+    assert spending.before_call() == "budget: the limit of 10,000 tokens per run is reached (10,000 used)"

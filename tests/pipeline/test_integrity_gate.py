@@ -65,7 +65,7 @@ def test_an_unapproved_url_and_an_unsupported_price_are_each_flagged_once():
     assert kinds(issues) == [("unapproved_url", "https://blog.example/cheap"),
                              ("unapproved_url", "www.other.example/plans"), ("unsupported_price", "$29")]
     assert "not one of the approved evidence URLs" in issues[0].detail
-    assert "$29 (29 $) is not stated in any approved evidence item" in issues[2].detail
+    assert "$29 (read as 29 $) is not stated in any approved evidence item" in issues[2].detail
 
 
 def test_evidence_that_is_not_approved_or_could_not_be_read_supports_nothing():

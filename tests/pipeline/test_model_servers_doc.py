@@ -11,6 +11,7 @@ import pytest
 from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.base import CompletionRequest, Message
 from pipeline.providers.profiles import PROFILES
+from pipeline.providers.registry import OPERATOR
 from pipeline.schemas import verdict_json_schema
 from pipeline.topology import ROLES, parse_topology
 from tests.pipeline.http_replay import OK_STREAM, sse
@@ -36,7 +37,7 @@ async def test_an_example_topology_sends_what_its_profile_says(name):
         return sse(*OK_STREAM)
 
     topo = parse_topology(examples()[name])
-    providers = build_role_providers(topo, env={"OPENROUTER_API_KEY": "sk-or-doc-example"},
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={"OPENROUTER_API_KEY": "sk-or-doc-example"},
                                      transport=httpx.MockTransport(handler))
     for role in ROLES:
         cfg = topo.role(role)
@@ -52,6 +53,9 @@ async def test_an_example_topology_sends_what_its_profile_says(name):
             else body.get("reasoning_effort")
         assert effort == (cfg.effort if profile.effort_field else None), role
         assert profile.max_tokens_field in body
-        assert body["response_format"]["type"] == {"json_object_with_schema": "json_object"}.get(
-            profile.structured_output, profile.structured_output)
+        if profile.structured_output == "none":
+            assert "response_format" not in body
+        else:
+            assert body["response_format"]["type"] == {"json_object_with_schema": "json_object"}.get(
+                profile.structured_output, profile.structured_output)
     await close_all(providers)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from pipeline import events as ev
 from pipeline.checks import MechanicalChecks
 from pipeline.context import Context, Document
@@ -271,3 +273,41 @@ async def test_stop_after_the_end_changes_nothing(tmp_path):
     events = [event async for event in orchestrator.events()]
     orchestrator.stop("too late")
     assert events[-1].type == ev.RUN_COMPLETED
+
+
+# --- empty drafts: never released, whatever the verifier says ----------------------------------
+
+BLANKS = ["", "   \n\t", "\u200b\u200b", "**  **\n\n---\n", "\u3000"]
+
+
+async def test_an_empty_first_draft_is_a_mechanical_finding_and_is_rendered_again(tmp_path):
+    events, provider = await run_scripted(tmp_path, scripting.script({
+        1: {"executor": ["", "Access is requested through the service desk."], "verifier": [PASS, PASS]}}))
+    assert events[-1].type == "run_completed"
+    assert of_type(events, "step_released") == [{"step": 1, "title": "Part 1", "badge": "passed_after_rerender",
+                                                 "content": "Access is requested through the service desk.",
+                                                 "warnings": []}]
+    [first] = [v for v in of_type(events, "verdict_recorded") if v["source"] == "mechanical" and v["attempt"] == 1]
+    assert first["parsed"]["pass"] is False and first["parsed"]["issues"][0]["type"] == "empty_draft"
+    rerender = [c for c in provider.calls if c.role == "executor" and c.attempt == 2][0]
+    assert "the draft is empty" in rerender.messages[-1].content
+
+
+@pytest.mark.parametrize("blank", BLANKS)
+async def test_a_step_empty_twice_halts_even_when_the_verifier_passes_both(tmp_path, blank):
+    events, _ = await run_scripted(tmp_path, scripting.script({
+        1: {"executor": [blank, blank], "verifier": [PASS, PASS]},
+        2: {"executor": ["Two."], "verifier": [PASS]}}))
+    assert of_type(events, "step_released") == []
+    [halted] = of_type(events, "step_halted")
+    assert halted == {"step": 1, "reason": "the executor's draft was empty on the second attempt too; an empty "
+                                          "step is never released"}
+    assert events[-1].type == "run_halted"
+
+
+async def test_an_empty_rerender_halts_where_issues_twice_would_release_it_with_a_warning(tmp_path):
+    events, _ = await run_scripted(tmp_path, scripting.script({
+        1: {"executor": ["A draft with a problem.", " "], "verifier": [fail(), PASS]}}))
+    assert of_type(events, "step_released") == []
+    assert of_type(events, "step_halted")[0]["reason"] == ("the executor's re-rendered draft was empty; an empty "
+                                                           "step is never released")

@@ -9,6 +9,7 @@ import httpx
 from pipeline.context import Context
 from pipeline.orchestrator import Orchestrator
 from pipeline.providers import build_role_providers, close_all
+from pipeline.providers.registry import OPERATOR
 from pipeline.topology import ROLES, parse_topology
 from tests import scripting
 from tests.pipeline.helpers import of_type
@@ -25,7 +26,7 @@ async def run(answer, *, profile="generic") -> list:
 
     topo = parse_topology({role: {"provider": "openai", "model": role, "base_url": BASE_URL, "profile": profile,
                                   "retries": 0} for role in ROLES})
-    providers = build_role_providers(topo, env={}, transport=httpx.MockTransport(handler))
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     events = [e async for e in Orchestrator(Context(task="Draft a note"), topo, providers).events()]
     await close_all(providers)
     return events

@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.net import AddressPolicy
 from pipeline.providers.base import CompletionRequest, Message, PermanentError
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.topology import RoleConfig
 from tests.pipeline.loopback import LoopbackServer, sse_answer
 
@@ -55,9 +55,18 @@ async def test_a_redirect_is_a_permanent_error_and_is_not_followed():
         return httpx.Response(307, headers={"Location": "http://169.254.169.254/latest/meta-data/"})
 
     provider = build_provider(RoleConfig(provider="openai", model="m", base_url="https://api.example.com/v1"),
-                              env={}, transport=httpx.MockTransport(redirecting))
+                              address_policy=OPERATOR, env={}, transport=httpx.MockTransport(redirecting))
     with pytest.raises(PermanentError) as caught:
         await provider.complete(ask())
     await provider.aclose()
     assert seen == ["https://api.example.com/v1/chat/completions"]
     assert caught.value.kind == "http_307" and "redirects are not followed" in str(caught.value)
+
+
+@pytest.mark.parametrize("policy", [None, "127.0.0.1:8111", frozenset()])
+def test_no_provider_is_built_without_saying_where_it_may_connect(policy):
+    cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:8111/v1")
+    with pytest.raises(TypeError, match="AddressPolicy or OPERATOR"):
+        build_provider(cfg, env={}, address_policy=policy)
+    with pytest.raises(TypeError):
+        build_provider(cfg, env={})  # the policy has no default

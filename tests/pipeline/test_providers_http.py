@@ -344,13 +344,14 @@ async def test_it_can_fall_back_to_json_object_mode():
     assert replay.bodies[0]["response_format"] == {"type": "json_object"}
 
 
-async def test_it_leaves_max_tokens_headroom_for_reasoning():
+async def test_max_tokens_is_a_ceiling_sent_as_it_is_whatever_the_effort():
+    """An operator's 48 once went out as 16,432 (a hidden reasoning headroom): 268 s of generation."""
     replay = Replay(sse(*OK_STREAM), sse(*OK_STREAM), sse(*OK_STREAM))
     provider = openrouter(replay)
-    await provider.complete(ask(max_tokens=2000, effort="high"))
+    await provider.complete(ask(max_tokens=48, effort="high"))
     await provider.complete(ask(max_tokens=2000, effort="low"))
     await provider.complete(ask())
-    assert [b.get("max_tokens") for b in replay.bodies] == [2000 + 16384, 2000 + 1024, None]
+    assert [b.get("max_tokens") for b in replay.bodies] == [48, 2000, None]
 
 
 async def test_it_serves_concurrent_requests_on_one_client():

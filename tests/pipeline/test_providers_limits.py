@@ -8,7 +8,7 @@ import pytest
 
 from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.limits import EndpointSlots, endpoint_slot, endpoint_slots
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.topology import ROLES, RoleConfig, parse_topology
 from tests.pipeline.http_replay import ask, chunk
 from tests.pipeline.loopback import LoopbackServer, sse_answer
@@ -22,7 +22,7 @@ async def test_with_concurrency_1_no_two_requests_overlap_across_roles_and_runs(
     with LoopbackServer(slow_reply) as server:
         topo = parse_topology({role: {"provider": "openai", "model": "tiny", "base_url": server.base_url,
                                       "profile": "generic", "concurrency": 1} for role in ROLES})
-        runs = [build_role_providers(topo, env={}) for _ in range(2)]  # two runs, one process
+        runs = [build_role_providers(topo, address_policy=OPERATOR, env={}) for _ in range(2)]  # two runs, one process
         calls = [run[role].complete(ask("tiny")) for run in runs for role in ROLES]
         results = await asyncio.gather(*calls)
         for run in runs:
@@ -37,7 +37,7 @@ async def test_with_concurrency_1_no_two_requests_overlap_across_roles_and_runs(
 async def test_a_profile_limits_the_whole_server_or_each_model(profile, most_at_once):
     with LoopbackServer(slow_reply) as server:
         providers = [build_provider(RoleConfig(provider="openai", model=model, base_url=server.base_url,
-                                               profile=profile), env={}) for model in ("a", "b")]
+                                               profile=profile), address_policy=OPERATOR, env={}) for model in ("a", "b")]
         await asyncio.gather(*[p.complete(ask(p.model)) for p in providers for _ in range(3)])
         for p in providers:
             await p.aclose()
@@ -47,7 +47,7 @@ async def test_a_profile_limits_the_whole_server_or_each_model(profile, most_at_
 async def test_without_a_limit_requests_do_overlap():
     """The check above can fail: unlimited, the same calls overlap."""
     with LoopbackServer(slow_reply) as server:
-        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), env={})
+        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), address_policy=OPERATOR, env={})
         await asyncio.gather(*[provider.complete(ask("m")) for _ in range(4)])
         await provider.aclose()
     assert server.most_in_flight > 1
@@ -56,7 +56,7 @@ async def test_without_a_limit_requests_do_overlap():
 async def test_a_limit_of_2_allows_two_at_once_and_no_more():
     with LoopbackServer(slow_reply) as server:
         provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url,
-                                             profile="ollama", concurrency=2), env={})
+                                             profile="ollama", concurrency=2), address_policy=OPERATOR, env={})
         await asyncio.gather(*[provider.complete(ask("m")) for _ in range(6)])
         await provider.aclose()
     assert server.most_in_flight == 2

@@ -8,15 +8,16 @@ import pytest
 
 from pipeline.parsing import ReplyError, parse_brief
 from pipeline.providers import build_role_providers
-from pipeline.providers.base import PermanentError
+from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.profiles import PROFILES, ProfileError, profile_choices, resolve_profile
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.schemas import Brief, brief_json_schema, verdict_json_schema
 from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
 from tests import scripting
 from tests.pipeline.http_replay import OK_STREAM, Replay, ask, compat, llama_cpp_python, served, sse
 
-EXPECTED_NAMES = ["generic", "openai", "openrouter", "litellm", "vllm", "ollama", "llamacpp", "llama-cpp-python"]
+EXPECTED_NAMES = ["generic", "openai", "openrouter", "litellm", "vllm", "ollama", "llamacpp", "llama-cpp-python",
+                  "transformers"]
 
 
 def every_role(**cfg) -> dict:
@@ -92,7 +93,7 @@ VERDICT = dict(json_schema=verdict_json_schema(), schema_name="verdict")
     ("generic", {"reasoning_effort": "high"}, "max_tokens", "json_schema", True),
     ("openai", {"reasoning_effort": "high"}, "max_completion_tokens", "json_schema", True),
     ("openrouter", {"reasoning": {"effort": "high"}}, "max_tokens", "json_schema", True),
-    ("litellm", {}, "max_tokens", "json_schema", True),
+    ("litellm", {}, "max_tokens", "json_schema", False),
     ("vllm", {"reasoning_effort": "high"}, "max_tokens", "json_schema", True),
     ("ollama", {}, "max_tokens", "json_schema", True),
     ("llamacpp", {}, "max_tokens", "json_schema", True),
@@ -101,7 +102,7 @@ VERDICT = dict(json_schema=verdict_json_schema(), schema_name="verdict")
 async def test_what_each_profile_sends(name, effort_sent, tokens_field, format_type, stream_options):
     body = await sent_body(name, effort="high", max_tokens=2000, **VERDICT)
     assert {k: body[k] for k in ("reasoning_effort", "reasoning") if k in body} == effort_sent
-    assert body[tokens_field] == (2000 + 16384 if effort_sent else 2000)
+    assert body[tokens_field] == 2000  # a ceiling, whatever the effort
     assert body["response_format"]["type"] == format_type
     assert ("stream_options" in body) is stream_options
 
@@ -128,6 +129,25 @@ async def test_the_json_schema_form_is_what_llama_cpp_python_refuses_with_a_500(
     provider = compat(replay, "http://127.0.0.1:9/v1", api_key=None)
     with pytest.raises(Exception, match="HTTP 500"):
         await provider.complete(ask(**VERDICT))
+
+
+async def test_picking_llamacpp_for_a_llama_cpp_python_server_says_so_and_keeps_its_traceback_out():
+    refused = llama_cpp_python("json_schema_refused")
+    assert 'File \\"/tmp/tv-llama/lib/python3.11/site-packages/llama_cpp/server/app.py\\", line 376' in refused["body"]
+    replay = Replay(*[served(refused)] * 3)
+    provider = compat(replay, "http://127.0.0.1:9/v1", api_key=None, profile=PROFILES["llamacpp"])
+    with pytest.raises(RetryableError) as caught:
+        await provider.complete(ask(**VERDICT))
+    message = str(caught.value)
+    assert "Input should be 'text' or 'json_object'" in message  # what the server said of the request stays
+    assert "/tmp/" not in message and "app.py" not in message and "line 376" not in message
+    assert message.endswith("if this endpoint is llama-cpp-python, choose the llama-cpp-python profile")
+
+
+async def test_the_transformers_profile_sends_no_response_format_and_checks_the_reply_instead():
+    body = await sent_body("transformers", effort="high", max_tokens=48, **VERDICT)
+    assert "response_format" not in body and "reasoning_effort" not in body and body["max_tokens"] == 48
+    assert PROFILES["transformers"].concurrency == 1
 
 
 async def test_a_profile_without_structured_output_sends_no_response_format():
@@ -169,7 +189,7 @@ async def test_transport_retries_come_from_the_profile_or_the_role(profile, role
 
     cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1", profile=profile,
                      retries=role_retries)
-    provider = build_provider(cfg, env={}, transport=httpx.MockTransport(handler))
+    provider = build_provider(cfg, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     with pytest.raises(Exception, match="HTTP 503"):
         await provider.complete(ask("m"))
     assert len(seen) == attempts
@@ -191,7 +211,7 @@ async def test_the_profile_reaches_every_role_through_build_role_providers():
 
     topo = parse_topology(every_role(provider="openai", model="tiny", base_url="http://127.0.0.1:9/v1",
                                      profile="llama-cpp-python", max_tokens=300))
-    providers = build_role_providers(topo, env={}, transport=httpx.MockTransport(handler))
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     await providers["planner"].complete(ask("tiny", effort="high", max_tokens=300,
                                             json_schema=brief_json_schema()))
     [body] = bodies

@@ -7,7 +7,7 @@ import pytest
 
 from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.profiles import PROFILES
-from pipeline.providers.registry import build_provider
+from pipeline.providers.registry import OPERATOR, build_provider
 from pipeline.topology import RoleConfig
 from tests.pipeline.http_replay import OK_STREAM, Replay, ask, chunk, compat, sse
 from tests.pipeline.loopback import LoopbackServer, json_answer
@@ -45,10 +45,33 @@ async def test_a_profile_without_served_model_headers_ignores_them():
     assert result.cost is None  # a cost header is a gateway's: only its profile reads it
 
 
-async def test_a_cost_in_the_usage_is_reported_and_wins_over_an_estimate():
+@pytest.mark.parametrize("profile, source", [("openrouter", "reported"), ("generic", "reported"),
+                                             ("litellm", "estimated")])
+async def test_a_cost_in_the_usage_wins_over_a_header_and_its_profile_says_whose_figure_it_is(profile, source):
+    """OpenRouter's usage.cost is its charge; LiteLLM's (include_cost_in_streaming_usage) is its
+    price table's estimate, however it arrives."""
     replay = Replay(reply_json(usage={**USAGE, "cost": 0.002}, **LITELLM_HEADERS))
+    result = await compat(replay, "http://x/v1", profile=PROFILES[profile]).complete(ask())
+    assert (result.cost, result.cost_source) == (0.002, source)
+
+
+async def test_zero_usage_for_a_reply_with_text_is_usage_not_reported_and_so_is_the_estimate_made_from_it():
+    """LiteLLM's non-streamed answer when the model behind it reported no usage: all zeros, and a
+    cost of 0.0 worked out from them."""
+    zeros = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    replay = Replay(reply_json(usage=zeros, **{**LITELLM_HEADERS, "x-litellm-response-cost": "0.0"}))
     result = await compat(replay, "http://x/v1", profile=PROFILES["litellm"]).complete(ask())
-    assert (result.cost, result.cost_source) == (0.002, "reported")
+    assert (result.usage, result.cost, result.cost_source) == (None, None, None)
+
+
+async def test_a_usage_the_proxy_filled_into_a_stream_is_not_recorded_as_reported():
+    """Streamed through LiteLLM, a usage is the upstream's or the proxy's own count; nothing tells which."""
+    stream = sse(chunk("a"), chunk("", "stop"), {"choices": [], "usage": {**USAGE, "cost": 0.001}}, "data: [DONE]")
+    profile = PROFILES["litellm"].model_copy(update={"stream": True})
+    result = await compat(Replay(stream), "http://x/v1", profile=profile).complete(ask())
+    assert result.usage is None
+    assert (result.cost, result.cost_source) == (0.001, "estimated")  # its price table's figure, labelled so
+    assert result.raw["usage"]["completion_tokens"] == 20  # still in the raw record, for what it is worth
 
 
 @pytest.mark.parametrize("value", ["", "free", "nan", "inf"])
@@ -77,7 +100,7 @@ WITHHELD = "no API key was sent to {url}: OPENAI_API_KEY is only sent to the end
 
 def unlisted_endpoint(server: LoopbackServer):
     cfg = RoleConfig(provider="openai", model="m", base_url=server.base_url, retries=1)
-    return build_provider(cfg, env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://api.openai.com/v1"})
+    return build_provider(cfg, address_policy=OPERATOR, env={"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": "https://api.openai.com/v1"})
 
 
 @pytest.mark.parametrize("status", [401, 403])
@@ -114,7 +137,7 @@ async def test_a_500_that_explains_itself_gets_no_key_note():
 async def test_a_401_with_no_key_configured_at_all_says_the_key_is_not_set():
     cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:9/v1")
     transport = httpx.MockTransport(lambda request: httpx.Response(401, json={"error": "unauthorized"}))
-    provider = build_provider(cfg, env={}, transport=transport)
+    provider = build_provider(cfg, address_policy=OPERATOR, env={}, transport=transport)
     with pytest.raises(PermanentError, match="no API key was sent to http://127.0.0.1:9/v1: OPENAI_API_KEY is not set"):
         await provider.complete(ask("m"))
 
@@ -122,7 +145,7 @@ async def test_a_401_with_no_key_configured_at_all_says_the_key_is_not_set():
 async def test_a_401_when_the_key_was_sent_gets_no_no_key_note():
     cfg = RoleConfig(provider="openai", model="m", base_url="https://api.openai.com/v1")
     transport = httpx.MockTransport(lambda request: httpx.Response(401, json={"error": "bad key"}))
-    provider = build_provider(cfg, env={"OPENAI_API_KEY": KEY}, transport=transport)
+    provider = build_provider(cfg, address_policy=OPERATOR, env={"OPENAI_API_KEY": KEY}, transport=transport)
     with pytest.raises(PermanentError) as caught:
         await provider.complete(ask("m"))
     assert "no API key" not in str(caught.value)

@@ -6,17 +6,18 @@ like a 5xx; never a complete draft or verdict.
 """
 from __future__ import annotations
 
+import gzip
 import re
 
 import httpx
 import pytest
 
-from pipeline.providers.base import RetryableError
+from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.openai_compat import OpenAICompatibleProvider
 from pipeline.providers.profiles import PROFILES
 from tests.pipeline.http_replay import (FAST, OK_STREAM, Replay, Sleeps, ask, chunk, compat, interactions,
                                         llama_cpp_python, openrouter, recorded_response, served, sse)
-from tests.pipeline.loopback import LoopbackServer, sse_answer
+from tests.pipeline.loopback import Answer, LoopbackServer, sse_answer
 
 
 FINISH = re.compile(r'"finish_reason"\s*:\s*"[^"]*"')
@@ -94,3 +95,23 @@ async def test_a_loopback_server_that_closes_mid_stream_gets_a_retry():
         await provider.aclose()
     assert (result.text, result.transport_retries) == ("whole", 1)
     assert len(server.bodies) == 2
+
+
+async def test_compressed_replies_are_read_over_real_http_and_only_gzip_or_deflate_is_asked_for():
+    whole = sse_answer(chunk("whole"), chunk(" reply", "stop"), "[DONE]")
+    packed = Answer(parts=[gzip.compress("".join(whole.parts).encode())], headers={"Content-Encoding": "gzip"})
+    with LoopbackServer(lambda body, headers: packed) as server:
+        provider = OpenAICompatibleProvider(server.base_url, options=FAST, sleep=Sleeps())
+        result = await provider.complete(ask())
+        await provider.aclose()
+    assert (result.text, result.finish_reason) == ("whole reply", "stop")
+    assert server.headers[0]["Accept-Encoding"] == "gzip, deflate"
+
+
+async def test_a_stream_whose_text_adds_up_past_the_reply_limit_fails_without_a_retry():
+    pieces = [chunk("x" * 1000) for _ in range(40)] + [chunk("", "stop"), "data: [DONE]"]
+    options = FAST.model_copy(update={"max_reply_bytes": 20_000})
+    with pytest.raises(PermanentError) as caught:
+        await compat(Replay(sse(*pieces)), "http://x/v1", options=options).complete(ask())
+    assert caught.value.kind == "too_large" and caught.value.transport_retries == 0
+    assert "longer than 20,000 characters" in str(caught.value)

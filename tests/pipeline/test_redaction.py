@@ -1,11 +1,16 @@
-"""Configured secrets never come back out of a provider, in any case or reversed."""
+"""Configured secrets never come back out of a provider: in any case, reversed, in part, spaced,
+split, full-width, in hex or in base64."""
 from __future__ import annotations
 
+import base64
+import re
+
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pipeline.providers.base import PermanentError
-from pipeline.providers.registry import build_provider
-from pipeline.redaction import MASK, Redactor, secrets_in_env
+from pipeline.providers.registry import OPERATOR, build_provider
+from pipeline.redaction import MASK, Redactor, _folded, secrets_in_env
 from pipeline.topology import RoleConfig
 from tests.pipeline.http_replay import ask, chunk
 from tests.pipeline.loopback import LoopbackServer, json_answer, sse_answer
@@ -55,7 +60,7 @@ def echoing_endpoint(body, headers):
 async def test_an_endpoint_that_echoes_the_key_in_a_reply_and_an_error_gets_nothing_out():
     with LoopbackServer(echoing_endpoint) as server:
         env = {**ENV, "OPENAI_BASE_URL": server.base_url}
-        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), env=env)
+        provider = build_provider(RoleConfig(provider="openai", model="m", base_url=server.base_url), address_policy=OPERATOR, env=env)
 
         result = await provider.complete(ask("m", text="hello"))
         with pytest.raises(PermanentError) as caught:
@@ -71,3 +76,100 @@ async def test_an_endpoint_that_echoes_the_key_in_a_reply_and_an_error_gets_noth
                            str(caught.value)]).lower()
     for secret in (OPENAI_KEY, BRAVE_KEY):
         assert secret.lower() not in everything and secret[::-1].lower() not in everything
+
+
+# --- partial and disguised copies ---------------------------------------------------------------
+
+KEY = "sk-or-v1-4f9c2e7a1b3d5f6081a2c4e6b8d0f1a3"
+
+
+def fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+DISGUISES = {
+    "whole": KEY,
+    "minus one character": KEY[:-1],
+    "a 24-character prefix": KEY[:24],
+    "a 12-character fragment": KEY[17:29],
+    "upper case": KEY.upper(),
+    "reversed": KEY[::-1],
+    "base64": base64.b64encode(KEY.encode()).decode(),
+    "base64 inside a longer text": base64.b64encode(f"Authorization: Bearer {KEY}".encode()).decode(),
+    "url-safe base64 of a fragment": base64.urlsafe_b64encode(KEY[5:30].encode()).decode(),
+    "hex": KEY.encode().hex(),
+    "upper-case hex of a fragment": KEY[10:30].encode().hex().upper(),
+    "spaced": " ".join(KEY),
+    "dashed": "-".join(KEY),
+    "zero-width": "\u200b".join(KEY),
+    "full-width": fullwidth(KEY),
+    "split across lines": "\n".join(KEY[i:i + 7] for i in range(0, len(KEY), 7)),
+    "in a code block": f"```\n{KEY[:20]}\n{KEY[20:]}\n```",
+}
+
+
+@pytest.mark.parametrize("name", DISGUISES)
+def test_partial_and_disguised_copies_of_a_key_are_blanked(name):
+    redactor = Redactor([KEY])
+    out = redactor.redact(f"Here it is: {DISGUISES[name]} (as you asked).")
+    if "base64" in name:   # what is left encodes the text around the key, and a byte or two of its end
+        assert re.fullmatch(r"Here it is: [A-Za-z0-9+/]{0,32}\[redacted\][A-Za-z0-9+/_-]{0,3}=* \(as you asked\)\.", out)
+    elif name == "in a code block":
+        assert out == f"Here it is: ```\n{MASK}\n``` (as you asked)."
+    else:
+        assert out == f"Here it is: {MASK} (as you asked).", out
+    assert redactor.redact(out) == out  # nothing of the key is left for a second pass to find
+
+
+def test_eleven_characters_are_not_a_secret_and_ordinary_text_is_left_alone():
+    redactor = Redactor([KEY])
+    text = (f"The prefix {KEY[:11]} is public. Keys look like sk-or-v1-... ; hashes like 4f9c2e7a1b; "
+            "the 2,000 dollar plan renews every 12 months.")
+    assert redactor.redact(text) == text
+
+
+def test_short_secrets_are_matched_whole_and_both_copies_side_by_side_are_blanked():
+    redactor = Redactor(["db-pass-42", KEY])
+    assert redactor.redact("pw: DB PASS 42; pw again: db-pass-42") == f"pw: {MASK}; pw again: {MASK}"
+    assert redactor.redact(f"{KEY}, {KEY.upper()}") == f"{MASK}, {MASK}"
+
+
+secret_text = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", min_size=20,
+                      max_size=64).filter(lambda s: len(_folded(s)) >= 20)
+SEPARATORS = [" ", "\n", "\u200b", "\u2060", "\ufeff", "-", ".", " \n ", "\u00a0"]
+
+
+@st.composite
+def leaks(draw):
+    """A secret, and a piece of it of 12 or more characters in one of the forms a reply may take."""
+    secret = draw(secret_text)
+    start = draw(st.integers(0, len(secret) - 12))
+    piece = secret[start:draw(st.integers(start + 12, len(secret)))]
+    if len(_folded(piece)) < 12:
+        piece = secret
+    form = draw(st.sampled_from(["plain", "upper", "reversed", "hex", "base64", "fullwidth", "separated"]))
+    if form == "upper":
+        piece = piece.upper()
+    elif form == "reversed":
+        piece = piece[::-1]
+    elif form == "hex":
+        piece = piece.encode().hex()
+    elif form == "base64":
+        prefix = draw(st.text(alphabet="xyz: ", max_size=5))
+        piece = base64.b64encode((prefix + piece).encode()).decode()
+    elif form == "fullwidth":
+        piece = fullwidth(piece)
+    elif form == "separated":
+        separator = draw(st.sampled_from(SEPARATORS))
+        piece = separator.join(piece)
+    return secret, piece
+
+
+@settings(max_examples=300, deadline=None)
+@given(leak=leaks(), before=st.text(max_size=40), after=st.text(max_size=40))
+def test_any_twelve_consecutive_characters_of_a_secret_in_any_form_are_blanked(leak, before, after):
+    secret, piece = leak
+    redactor = Redactor([secret])
+    out = redactor.redact(f"{before} {piece} {after}")
+    assert MASK in out
+    assert redactor.redact(out) == out  # nothing of a secret is left for a second pass to find

@@ -1,7 +1,7 @@
 """Property: under any mix of scripted faults and any budget, released content always had a
-parseable verdict recorded for exactly that content, releases form an in-order prefix of the
-plan, no model call is answered once the run's spending went over its budget, and a brief that
-declines the task releases nothing."""
+parseable verdict recorded for exactly that content and is never empty, releases form an in-order
+prefix of the plan, no model call is answered once the run's spending went over its budget (nor
+goes over it at all when every call is bounded), and a brief that declines the task releases nothing."""
 from __future__ import annotations
 
 import asyncio
@@ -29,6 +29,8 @@ executor_reply = st.one_of(
     st.text(min_size=0, max_size=30).map(lambda t: f"Draft {t}"),
     st.builds(lambda t: {"content": f"Cut {t}", "finish_reason": "length"}, st.text(max_size=10)),
     st.sampled_from(ERRORS),
+    # What a stream cut short behind a gateway arrives as: a "complete" reply with nothing in it.
+    st.sampled_from(["", " \n ", "\u200b", "**", "\u3000"]),
 )
 
 
@@ -59,10 +61,10 @@ def _parseable(raw: str | None) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(step_script, min_size=1, max_size=5), concurrency=st.integers(1, 8),
-       max_tokens=st.one_of(st.none(), st.integers(0, 300)), plan_tokens=st.integers(0, 60),
-       declines=st.integers(0, 9).map(lambda n: n == 0))
+       max_tokens=st.one_of(st.none(), st.integers(0, 300), st.integers(3000, 30_000)), plan_tokens=st.integers(0, 60),
+       role_max_tokens=st.sampled_from([None, 60]), declines=st.integers(0, 9).map(lambda n: n == 0))
 def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, concurrency, max_tokens, plan_tokens,
-                                                                      declines):
+                                                                      role_max_tokens, declines):
     data = scripting.script({i: s for i, s in enumerate(steps, 1)})
     if declines:  # the same scripted steps stand ready: none of them may be asked for
         data["planner"] = [json.dumps(scripting.declined_brief())]
@@ -70,7 +72,7 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
     with tempfile.TemporaryDirectory() as tmp:
         events, _ = asyncio.run(run_scripted(Path(tmp), data, concurrency=concurrency,
                                              checks=MechanicalChecks(citation_gate=lambda b, d: []),
-                                             budget=Budget(max_tokens=max_tokens)))
+                                             budget=Budget(max_tokens=max_tokens), max_tokens=role_max_tokens))
 
     drafts: dict[tuple[int, int], str] = {}
     good_verdicts: set[tuple[int, int]] = set()
@@ -88,6 +90,7 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
             final_attempt = max(a for (s, a) in drafts if s == step)
             assert drafts[(step, final_attempt)] == d["content"]
             assert (step, final_attempt) in good_verdicts
+            assert any(ch.isalnum() for ch in d["content"])  # never an empty step
             released.append(step)
 
     assert released == list(range(1, len(released) + 1))  # an in-order prefix
@@ -108,15 +111,17 @@ def test_released_implies_a_parseable_verdict_for_exactly_that_content(steps, co
     else:
         assert halted == [len(released) + 1]
     assert sum(e.type in ("run_completed", "run_halted", "run_failed") for e in events) == 1
-    _spending_stops_at_the_budget(events, max_tokens)
+    _spending_stops_at_the_budget(events, max_tokens, bounded=role_max_tokens is not None)
 
 
 def _briefed(events) -> bool:
     return any(e.type == "brief_ready" for e in events)
 
 
-def _spending_stops_at_the_budget(events, max_tokens):
-    """Once the answered calls have gone over the budget, every later call is one cancelled in flight."""
+def _spending_stops_at_the_budget(events, max_tokens, *, bounded: bool):
+    """Once the answered calls have gone over the budget, every later call is one cancelled in flight;
+    when every call has a bound (its role's max_tokens, which the scripted replies keep to), they
+    never go over at all, whatever the concurrency."""
     if max_tokens is None:
         assert not events[-1].data.get("reason", "").startswith("budget:")
         return
@@ -128,3 +133,5 @@ def _spending_stops_at_the_budget(events, max_tokens):
             spent += sum(event.data["usage"].values())
     if spent > max_tokens:
         assert events[-1].type == "run_halted" and events[-1].data["reason"].startswith("budget:")
+    if bounded:
+        assert spent <= max_tokens, (spent, max_tokens)

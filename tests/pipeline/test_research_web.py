@@ -1,9 +1,11 @@
 """Research against a loopback web: a SearXNG-compatible endpoint and a small site served here."""
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
+import zlib
 
 import pytest
 
@@ -154,3 +156,32 @@ async def test_a_search_that_fails_is_a_note_and_an_event_not_a_crash(web):
     assert result.items == [] and result.notes == ["Search for 'Vendor pricing' failed: HTTP 500"]
     assert [e for e in events if e["type"] == "search_done"] == [
         {"type": "search_done", "query": "Vendor pricing", "results": 0, "urls": [], "error": "HTTP 500"}]
+
+
+async def test_compressed_pages_are_read_and_stacked_or_unknown_encodings_are_refused(tmp_path):
+    page = html("Compressed", "<p>The Pro plan costs $49 per user per month.</p>")
+    with LoopbackSite({"/gzip": Route(gzip.compress(page), headers={"Content-Encoding": "gzip"}),
+                       "/deflate": Route(zlib.compress(page), headers={"Content-Encoding": "deflate"}),
+                       "/stacked": Route(gzip.compress(gzip.compress(page)), headers={"Content-Encoding": "gzip, gzip"}),
+                       "/br": Route(page, headers={"Content-Encoding": "br"})}) as site:
+        results = tmp_path / "results.json"
+        results.write_text(json.dumps({"results": {"*": [{"url": site.url(p)} for p in
+                                                         ("/gzip", "/deflate", "/stacked", "/br")]}}))
+        result = await run_research(Context(task="compressed pages"), backend=StaticBackend(results),
+                                    fetch_policy=policy(site))
+        asked = {r["accept_encoding"] for r in site.requests}
+    assert [(i.status, i.reason) for i in result.items] == [("ok", None), ("ok", None), ("failed", "bad_encoding"),
+                                                            ("failed", "bad_encoding")]
+    assert "$49 per user per month" in result.items[0].text and result.items[0].bytes == len(page)
+    assert asked == {"gzip, deflate"}  # never an encoding Beyond cannot decode under a bound
+
+
+async def test_a_search_reply_over_its_limit_is_a_failed_search(web):
+    site, _, search = web
+    search.routes["/search"] = Route(gzip.compress(bytes(50_000_000)), content_type="application/json",
+                                     headers={"Content-Encoding": "gzip"})
+    result = await run_research(Context(task="Vendor pricing"), backend=SearxngBackend(search.origin),
+                                fetch_policy=policy(site))
+    assert result.items == []
+    assert result.notes == ["Search for 'Vendor pricing' failed: the reply was not read: the body is larger than "
+                            "2,000,000 bytes"]

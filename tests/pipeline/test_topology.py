@@ -2,6 +2,7 @@ import httpx
 import pytest
 
 from pipeline.providers import build_role_providers
+from pipeline.providers.registry import OPERATOR
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from tests import scripting
 
@@ -39,14 +40,14 @@ def test_roles_share_one_scripted_instance_and_mixed_families_get_their_own(tmp_
         "verifier": {"provider": "openrouter", "model": "anthropic/claude-haiku-4.5", "effort": "low"},
         "summarizer": {"provider": "scripted", "path": str(path)},
     })
-    providers = build_role_providers(topo, env={"OPENROUTER_API_KEY": "k"}, transport=httpx.MockTransport(lambda r: None))
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={"OPENROUTER_API_KEY": "k"}, transport=httpx.MockTransport(lambda r: None))
     assert providers["planner"] is providers["summarizer"]
     assert providers["executor"] is not providers["verifier"]
 
 
 def test_a_missing_key_is_a_clear_topology_error():
     with pytest.raises(TopologyError, match="OPENROUTER_API_KEY"):
-        build_role_providers(parse_shorthand("openrouter:m"), env={})
+        build_role_providers(parse_shorthand("openrouter:m"), address_policy=OPERATOR, env={})
 
 
 async def test_an_endpoint_profile_reaches_the_request():
@@ -60,7 +61,7 @@ async def test_an_endpoint_profile_reaches_the_request():
     topo = parse_topology({r: {"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
                                "profile": {"reasoning_effort": False, "stream": False}}
                            for r in ("planner", "executor", "verifier", "summarizer")})
-    providers = build_role_providers(topo, env={}, transport=httpx.MockTransport(handler))
+    providers = build_role_providers(topo, address_policy=OPERATOR, env={}, transport=httpx.MockTransport(handler))
     from pipeline.providers.base import CompletionRequest, Message
     await providers["planner"].complete(CompletionRequest(role="planner", model="m", effort="high",
                                                           messages=(Message("user", "x"),)))
@@ -68,7 +69,7 @@ async def test_an_endpoint_profile_reaches_the_request():
     with pytest.raises(TopologyError, match="profile"):
         bad = parse_topology({r: {"provider": "openai", "model": "m", "base_url": "http://x", "profile": {"nope": 1}}
                               for r in ("planner", "executor", "verifier", "summarizer")})
-        build_role_providers(bad, env={})
+        build_role_providers(bad, address_policy=OPERATOR, env={})
 
 
 @pytest.mark.parametrize("url", ["https://user:sk-secret@api.example.com/v1", "https://api.example.com/v1?key=sk-secret",

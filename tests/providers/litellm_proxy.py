@@ -38,22 +38,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def config(deployments: dict[str, tuple[str, str]]) -> dict:
-    """{alias: (model behind it, canned reply or fault)} as a proxy config."""
+#: A deployment: (model behind it, canned reply or fault), or the proxy's own `litellm_params`
+#: (e.g. `{"model": "openai/m", "api_base": "http://127.0.0.1:PORT/v1"}`: a real upstream).
+Deployment = tuple[str, str] | dict
+
+
+def _params(deployment: Deployment) -> dict:
+    if isinstance(deployment, dict):
+        return {"api_key": "not-used", **deployment}
+    model, reply = deployment
+    return {"model": model, "api_key": "not-used", "mock_response": reply}
+
+
+def config(deployments: dict[str, Deployment], settings: dict | None = None) -> dict:
+    """{alias: deployment} as a proxy config, with `settings` added to its `litellm_settings`."""
     return {
-        "model_list": [{"model_name": alias, "litellm_params": {"model": model, "api_key": "not-used",
-                                                                 "mock_response": reply}}
-                       for alias, (model, reply) in deployments.items()],
-        "litellm_settings": {"telemetry": False},
+        "model_list": [{"model_name": alias, "litellm_params": _params(d)} for alias, d in deployments.items()],
+        "litellm_settings": {"telemetry": False, **(settings or {})},
     }
 
 
 class LiteLLMProxy:
-    def __init__(self, workdir: Path, deployments: dict[str, tuple[str, str]]):
+    def __init__(self, workdir: Path, deployments: dict[str, Deployment], settings: dict | None = None):
         self.workdir = workdir
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        (workdir / "config.json").write_text(json.dumps(config(deployments)))
+        (workdir / "config.json").write_text(json.dumps(config(deployments, settings)))
         self.log_path = workdir / "proxy.log"
         self.process: subprocess.Popen | None = None
 

@@ -4,18 +4,22 @@ operator's own endpoints, and topologies the operator gives `beyond_run`, may be
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
+import socket
 
 import pytest
 from django.core.management import call_command
 
+from beyond_site.calibration.calibrating import calibrate, claim_report, create_report
+from beyond_site.calibration.models import CalibrationReport, CalibrationResult
 from beyond_site.runs.models import Run
 from beyond_site.runs.queue import claim_run, start_run
 from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces import configuration
 from beyond_site.workspaces.models import Workspace
-from pipeline.topology import ROLES, TopologyError
+from pipeline.topology import ROLES, TopologyError, parse_topology
 from tests import scripting
 from tests.pipeline.loopback import LoopbackServer, json_answer
 
@@ -104,3 +108,53 @@ def test_a_malformed_allow_list_refuses_with_its_reason_rather_than_failing(sett
     workspace = Workspace.objects.create(slug="acme", name="Acme")
     with pytest.raises(TopologyError, match="allow list cannot be read"):
         configuration.set_topology(workspace, topology("http://10.0.0.7/v1"))
+
+
+@contextlib.contextmanager
+def listening_port():
+    """A loopback port that accepts TCP connections and answers nothing: `connected()` says
+    whether anything connected to it (the kernel completes a connection even if nobody accepts it)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        sock.setblocking(False)
+
+        def connected() -> bool:
+            try:
+                sock.accept()[0].close()
+                return True
+            except BlockingIOError:
+                return False
+
+        yield sock.getsockname()[1], connected
+
+
+def test_a_calibration_of_a_workspace_topology_on_a_refused_address_connects_to_nothing(settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = ""
+    with listening_port() as (port, connected):
+        stored = topology(f"http://127.0.0.1:{port}/v1")
+        workspace = Workspace.objects.create(slug="acme", name="Acme", topology=stored)
+        report = create_report(workspace, parse_topology(stored), drafts=4)
+        assert claim_report(report.pk, "runner")
+        report = asyncio.run(calibrate(report.pk, "runner"))
+        assert not connected()
+    errors = [r.result["error"] for r in report.results.all()]
+    assert len(errors) == 8 and all(e.startswith("address_refused: refused by the address policy") and
+                                    "loopback" in e for e in errors)
+    assert all(r.result["raw"] is None and r.status == "error" for r in report.results.all())
+
+
+def test_a_calibration_the_operator_gives_beyond_calibrate_may_be_local_but_its_resume_is_guarded(endpoint, settings):
+    settings.BEYOND_ALLOWED_BASE_URLS = ""
+    Workspace.objects.create(slug="acme", name="Acme")
+    out = io.StringIO()
+    call_command("beyond_calibrate", "--workspace", "acme", "--provider", f"openai:verifier@{endpoint.base_url}",
+                 "--drafts", "2", "--contract", "narrow", "--max-calls", "1", "--json", stdout=out, stderr=io.StringIO())
+    assert len(endpoint.bodies) == 1  # reached: the operator named it on the command line
+    report = CalibrationReport.objects.get()
+    assert report.status == CalibrationReport.STOPPED
+    call_command("beyond_calibrate", "--workspace", "acme", "--resume", str(report.pk), "--json",
+                 stdout=io.StringIO(), stderr=io.StringIO())
+    assert len(endpoint.bodies) == 1  # the stored topology is a workspace's now: guarded, refused
+    [refused] = CalibrationResult.objects.filter(report=report, status="error")
+    assert refused.result["error"].startswith("address_refused")

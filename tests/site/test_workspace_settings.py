@@ -74,6 +74,13 @@ def test_an_admin_gets_the_page_and_the_chat_links_to_it(alice, acme):
     assert 'href="/w/acme/settings/"' in client.get("/w/acme/").content.decode()
 
 
+def test_the_server_profiles_say_llamacpp_and_llama_cpp_python_are_different_servers(alice, acme):
+    html = client_for(alice).get("/w/acme/settings/").content.decode()
+    assert "llamacpp: llama.cpp&#x27;s own llama-server (NOT llama-cpp-python&#x27;s: it 500s on these schemas)" in html
+    assert "llama-cpp-python&#x27;s server needs its own profile" in html
+    assert "transformers: transformers serve: ignores response_format" in html
+
+
 @pytest.mark.parametrize("who", ["bob", "carol"])
 def test_members_and_auditors_get_403_and_change_nothing(request, acme, who):
     client = client_for(request.getfixturevalue(who))

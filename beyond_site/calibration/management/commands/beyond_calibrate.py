@@ -65,7 +65,10 @@ class Command(BaseCommand):
                 raise CommandError(f"calibration report {report.pk} is being run by {report.lease_owner}")
             self.stderr.write(f"calibration report {report.pk}: verifier {report.verifier}, "
                               f"contracts {', '.join(report.contracts)}")
-            asyncio.run(calibrate(report.pk, owner, on_progress=ProgressLines(self.stderr)))
+            # A topology given on this command line is the operator's own; a resumed report's is stored.
+            operator_topology = opts["resume"] is None and (opts["provider"] or opts["topology"]) is not None
+            asyncio.run(calibrate(report.pk, owner, on_progress=ProgressLines(self.stderr),
+                                  operator_topology=operator_topology))
             report.refresh_from_db()
         if report.status == CalibrationReport.FAILED:
             raise CommandError(f"calibration report {report.pk} {report.message}; "

@@ -5,14 +5,14 @@ import asyncio
 import json
 import os
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from pipeline.providers import build_role_providers, close_all
+from pipeline.providers import close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.research import search_setting
 from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs import verification
+from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
@@ -64,7 +64,7 @@ class Command(BaseCommand):
                 topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER
             # Building the providers checks what would otherwise fail the run at its start: a
             # malformed scripted file, a missing API key. Those are bad arguments, said up front.
-            asyncio.run(close_all(build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL)))
+            asyncio.run(close_all(role_providers(topology, operator_topology=operator_topology)))
         except (TopologyError, ScriptError) as exc:
             raise CommandError(str(exc)) from None
 
