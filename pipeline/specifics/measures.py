@@ -104,7 +104,7 @@ def amounts(text: str, *, source: bool = False):
         if source:
             currencies |= FAMILIES.get(price.currency, set())
             currencies |= {family for family, members in FAMILIES.items() if price.currency in members}
-        keys = tuple(("amount", c, shown(v)) for c in sorted(currencies) for v in sorted(price.values))
+        keys = tuple(("amount", c, shown(price.value)) for c in sorted(currencies))
         yield Specific(AMOUNT, price.surface, price.span, keys)
 
 

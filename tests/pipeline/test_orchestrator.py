@@ -286,7 +286,7 @@ async def test_an_empty_first_draft_is_a_mechanical_finding_and_is_rendered_agai
     assert events[-1].type == "run_completed"
     assert of_type(events, "step_released") == [{"step": 1, "title": "Part 1", "badge": "passed_after_rerender",
                                                  "content": "Access is requested through the service desk.",
-                                                 "warnings": []}]
+                                                 "warnings": [], "checked_by": "model"}]
     [first] = [v for v in of_type(events, "verdict_recorded") if v["source"] == "mechanical" and v["attempt"] == 1]
     assert first["parsed"]["pass"] is False and first["parsed"]["issues"][0]["type"] == "empty_draft"
     rerender = [c for c in provider.calls if c.role == "executor" and c.attempt == 2][0]
