@@ -156,6 +156,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
             claimed = _claimed_now(start.owner) if start is not None else {}
             run = insert(Run(workspace=workspace, conversation=conversation, message=message, task=task,
                              topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
+                             created_by_name=user.get_username() if getattr(user, "pk", None) else "",
                              offline=any(topo.role(r).provider == "offline" for r in ROLES),
                              research=research, retry_of=retry_of, **claimed))
             if start is not None:
@@ -217,6 +218,7 @@ def request_stop(run_id: int, user) -> bool:
     From the mark on, nothing more of it is released."""
     now = timezone.now()
     if claim_run(run_id, "stopper"):
+        Run.objects.filter(pk=run_id).update(stop_requested_at=now, stopped_by=user)  # on the record, like any stop
         run = Run.objects.get(pk=run_id)
         EventRecorder(run, owner="stopper").record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
         return True

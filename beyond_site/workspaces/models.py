@@ -359,7 +359,9 @@ class Message(models.Model):
 
     conversation = models.ForeignKey(Conversation, models.CASCADE, related_name="messages")
     text = models.TextField()
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    #: An account that wrote in a conversation cannot be deleted (deactivate it instead): what a run
+    #: was asked stays attributed (runs/provenance.py).
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -161,7 +161,7 @@ def add_document(workspace: Workspace, name: str, data: bytes, *, user=None, con
             uploaded_by=user if getattr(user, "pk", None) else None)
         index_document(document)
         _log(workspace, user, "document_added", name=name, sha256=digest, size=len(data),
-             conversation=conversation.pk if conversation is not None else None)
+             conversation=conversation.pk if conversation is not None else None, document=document.pk)
     return document, True
 
 
