@@ -228,7 +228,9 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-SESSION_ENGINE = "beyond_site.lib.sessions"  # Django's database sessions, the lookup prepared
+# Django's database sessions; a key outside the session alphabet is no session (a NUL in a cookie
+# reached PostgreSQL).
+SESSION_ENGINE = "beyond_site.lib.session_keys"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 SECURE_CONTENT_TYPE_NOSNIFF = True

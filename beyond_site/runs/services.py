@@ -34,6 +34,7 @@ from beyond_site.runs.budgets import check_submission, run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.workspaces.frameworks import imported_packs
 from beyond_site.runs.models import Run, RunEvent
+from beyond_site.runs.provenance import person
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, lease, reap_stale_runs
 from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, Recorded, stop_reason
 from beyond_site.runs.runners import runner_identity
@@ -218,9 +219,10 @@ def request_stop(run_id: int, user) -> bool:
     From the mark on, nothing more of it is released."""
     now = timezone.now()
     if claim_run(run_id, "stopper"):
-        Run.objects.filter(pk=run_id).update(stop_requested_at=now, stopped_by=user)  # on the record, like any stop
-        run = Run.objects.get(pk=run_id)
-        EventRecorder(run, owner="stopper").record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
+        Run.objects.filter(pk=run_id).update(stopped_by=user)
+        recorder = EventRecorder(Run.objects.get(pk=run_id), owner="stopper")
+        recorder.stopper = person(user.pk, user.get_username())  # named in the final event, as any stop
+        recorder.record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
         return True
     return Run.objects.filter(pk=run_id, status=Run.RUNNING, stop_requested_at=None).update(
         stop_requested_at=now, stopped_by=user) == 1
