@@ -32,6 +32,7 @@ from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.services import ConversationDeleted, StartHere, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
+from beyond_site.workspaces.consent import offers_for
 from beyond_site.workspaces.models import Conversation, Document, Message
 from beyond_site.workspaces.services import DocumentRefused, add_document, may_manage_conversation
 
@@ -115,7 +116,7 @@ def _chat_url(slug: str, conversation) -> str:
 @require_GET
 def home(request):
     workspaces = access.workspaces_for(request.user)
-    return render(request, "chat/home.html", {"workspaces": workspaces})
+    return render(request, "chat/home.html", {"workspaces": workspaces, "offers": offers_for(request.user)})
 
 
 @login_required

@@ -16,4 +16,5 @@ urlpatterns = [
     path("members/<id:membership_id>/remove/", views.member_remove, name="member_remove"),
     path("invitations/", invitations.create, name="invite"),
     path("invitations/<id:invitation_id>/withdraw/", invitations.revoke, name="invitation_revoke"),
+    path("news/seen/", views.admin_news_seen, name="admin_news_seen"),
 ]
