@@ -136,6 +136,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     unless the caller executes it itself (`run_here`, as `beyond_run` does). With `start` (the
     embedded mode's requests), the run is created claimed by this process and starts once the
     transaction commits."""
+    task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
     if idempotency_key:
         existing = _BY_KEY.instances(workspace_id=workspace.pk, key=idempotency_key)
         if existing:

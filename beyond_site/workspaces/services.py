@@ -19,6 +19,7 @@ from pipeline.topology import ROLES, TopologyError, parse_topology
 from beyond_site.lib.chaining import canonical_json
 from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.lib.inputs import without_bidi_controls
+from beyond_site.lib.usernames import username_refusal
 from beyond_site.workspaces.chunking import estimate_tokens, split_into_chunks
 from beyond_site.workspaces.extraction import ExtractionError, Limits, extract
 from beyond_site.workspaces.access import users_visible_to
@@ -94,6 +95,9 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
     if target is None:
         if not create_user:
             raise ValueError(f"unknown user {username!r}")
+        refused = username_refusal(username)  # the sign-up's rule (lib/usernames.py)
+        if refused:
+            raise ValueError(f"{username!r}: {refused}")
         target = User.objects.create_user(username=username)
     existing = Membership.objects.filter(user=target, workspace=workspace).first()
     if existing is not None:
@@ -104,7 +108,7 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
 
 
 def _clean_memory_text(text: str) -> str:
-    text = (text or "").strip()
+    text = without_bidi_controls(text or "").strip()  # they make a fact read otherwise than it is
     if not text:
         raise ValueError("a memory cannot be empty")
     if "\x00" in text:  # PostgreSQL cannot store it: said here rather than failing on save
