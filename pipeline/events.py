@@ -36,7 +36,7 @@ PAYLOADS: dict[str, type[Payload]] = {}
 class RunRequested(Payload):
     """Who asked for what: the first event of every run's record, written by the app (the core never
     emits it) from the run as it was created, so that `beyond_audit verify` can hold the run's
-    columns, its conversation and its message to it (beyond_site/runs/provenance.py)."""
+    columns, its conversation and its message to it."""
 
     task: str
     #: {"id", "username"} of the member who started it, the username as it was then; None for a

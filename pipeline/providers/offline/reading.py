@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from pipeline.context import Context
+from pipeline.screening import fits_fact
 from pipeline.words import stems
 
 from .facts import Facts, extract_facts
@@ -71,7 +72,8 @@ def read(ctx: Context) -> Reading:
     facts = extract_facts(ctx.memories, [(name, text) for name, text, _ in docs])
     org, source = facts.org, "the workspace memories"
     if not org:
-        org, source = (ctx.workspace_name.strip(), "the workspace name") if ctx.workspace_name.strip() else ("", "")
+        name = ctx.workspace_name.strip()
+        org, source = (name, "the workspace name") if name and fits_fact(name) else ("", "")
     overrides = []
     if task.headcount and facts.headcount and task.headcount != facts.headcount:
         overrides.append(("size", f"{task.headcount} people", f"{facts.headcount} people"))
