@@ -112,8 +112,9 @@ def main() -> None:
         from django.conf import settings
 
         from beyond_site.runs.contexts import store_context
-        from beyond_site.runs.services import start_run
-        from beyond_site.workspaces import services
+        from beyond_site.runs.queue import start_run
+        from beyond_site.workspaces import configuration
+        from beyond_site.workspaces import knowledge
         from beyond_site.runs.context import assemble_context
         from beyond_site.workspaces.models import Workspace
         from pipeline.requests import build_executor_request, build_planner_request
@@ -123,14 +124,14 @@ def main() -> None:
         settings.BEYOND_MAX_WORKSPACE_BYTES = 10 * 1024 ** 3
         budget = args.budget or settings.BEYOND_CONTEXT_BUDGET_TOKENS
         Workspace.objects.filter(slug="bench").delete()
-        workspace, _ = services.create_workspace("bench", "Bench Clinics")
-        services.add_memory(workspace, "Bench Clinics runs three clinics in Lyon.")
+        workspace, _ = configuration.create_workspace("bench", "Bench Clinics")
+        knowledge.add_memory(workspace, "Bench Clinics runs three clinics in Lyon.")
         started = time.perf_counter()
         total_text = 0
         for n in range(args.docs):
             text = document_text(n, args.kb_per_doc * 1000)
             total_text += len(text.encode())
-            services.add_document(workspace, f"doc-{n:04d}.md", text.encode())
+            knowledge.add_document(workspace, f"doc-{n:04d}.md", text.encode())
         build_s = time.perf_counter() - started
         refresh_statistics()
         print(f"workspace: {args.docs} documents, {total_text / 1e6:.1f} MB of text, built in {build_s:.1f} s "
@@ -144,7 +145,7 @@ def main() -> None:
         for n in range(args.runs):
             task = TASKS[n % len(TASKS)]
             if n == args.runs // 2:
-                services.add_memory(workspace, "A fact added mid-benchmark: backups are tested monthly.")
+                knowledge.add_memory(workspace, "A fact added mid-benchmark: backups are tested monthly.")
             run, _ = start_run(workspace, task, topology=topology)
             t0 = time.perf_counter()
             ctx = assemble_context(run, budget=budget)

@@ -4,7 +4,7 @@
 
 Each page is a channel waiting on `receive` and the only member of its run's group; doorbells are
 sent to random runs' groups, as recorded batches ring them. Prints the event loop's CPU time for
-all of them with channels' stock in-memory layer and with ours (lib/channel_layer.py), which
+all of them with channels' stock in-memory layer and with ours (runtime/channel_layer.py), which
 sweeps for expired messages at most once a second instead of at every call.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from channels.layers import InMemoryChannelLayer as StockLayer  # noqa: E402
 
-from beyond_site.lib.channel_layer import InMemoryChannelLayer  # noqa: E402
+from beyond_site.runtime.channel_layer import InMemoryChannelLayer  # noqa: E402
 
 
 async def doorbells(layer_class, pages: int, count: int) -> float:

@@ -28,7 +28,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from beyond_site.runs import chain
 from beyond_site.runs.models import Run, RunEvent
-from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces.models import Workspace
 from pipeline.topology import parse_shorthand
 

@@ -191,6 +191,7 @@ def server_env(tmp: Path, **extra_env: str) -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp / 'db.sqlite3'}", "DJANGO_SECRET_KEY": "bench-only",
            "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
            "DJANGO_SETTINGS_MODULE": "beyond_site.settings", "BEYOND_LOG_LEVEL": "WARNING", "TMPDIR": str(tmp),
+           "BEYOND_FILES_DIR": str(tmp / "originals"),
            **extra_env}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return env

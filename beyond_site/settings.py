@@ -123,10 +123,10 @@ BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
 BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 2)
 #: A web process served by daphne, and a worker, build what they keep (prepared queries, templates,
 #: framework packs...) as they start rather than in their first requests, then freeze it out of the
-#: garbage collector's passes (beyond_site/runs/warmup.py).
+#: garbage collector's passes (beyond_site/runtime/warmup.py).
 BEYOND_WARM_UP = envbool("BEYOND_WARM_UP", "True")
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
-#: (beyond_site/lib/admission.py). A request's work is mostly Python, which one process runs one
+#: (beyond_site/runtime/admission.py). A request's work is mostly Python, which one process runs one
 #: thread at a time: more threads only make every one of them, and the runs, wait longer. With
 #: 100 submissions at once (bench/load.py) 8 did best: per-run wall p95 12 to 13 s on SQLite
 #: against 14.5 s with 4 and 13.2 s with 16; unbounded, submissions were refused as busy.
@@ -172,7 +172,7 @@ if REDIS_URL:
     # Shared by every web process: login-failure counts must add up across them.
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "beyond_site.lib.channel_layer.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "beyond_site.runtime.channel_layer.InMemoryChannelLayer"}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -226,6 +226,16 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Serve from the app folders too, so a server started without collectstatic (tests, a fresh
 # checkout) still has its CSS and htmx; `make run` collects them anyway.
 WHITENOISE_USE_FINDERS = True
+# The originals of uploaded files, content-addressed on disk (workspaces/originals.py). Every
+# process that reads files (web servers, and workers in the scaled mode) must see the same folder.
+BEYOND_FILES_DIR = Path(os.getenv("BEYOND_FILES_DIR", BASE_DIR / "media" / "originals"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "originals": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                  "OPTIONS": {"location": BEYOND_FILES_DIR, "file_permissions_mode": 0o600,
+                              "directory_permissions_mode": 0o700}},
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Django's database sessions; a key outside the session alphabet is no session (a NUL in a cookie
@@ -273,6 +283,13 @@ OPENROUTER_BASE_URL = os.getenv("OPENROUTER_BASE_URL", "https://openrouter.ai/ap
 BEYOND_STEP_CONCURRENCY = envint("BEYOND_STEP_CONCURRENCY", 8)
 BEYOND_MAX_FILE_BYTES = envint("BEYOND_MAX_FILE_BYTES", 20 * 1024 * 1024)
 BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1024)
+#: Files read at once per process (each in a subprocess with its own limits, off every request),
+#: and at most this many of one member's at once, so one member's batch never holds them all.
+BEYOND_FILE_READERS = envint("BEYOND_FILE_READERS", 2)
+BEYOND_FILE_READERS_PER_MEMBER = envint("BEYOND_FILE_READERS_PER_MEMBER", 1)
+#: A run whose conversation or workspace has files still being read waits this long for them;
+#: past it, it goes on without them and says so.
+BEYOND_RUN_WAITS_FOR_FILES_S = envint("BEYOND_RUN_WAITS_FOR_FILES_S", 60)
 #: The largest request body taken from a signed-in user (the most files the upload view takes at
 #: once, at the per-file limit, and room for the form), and from anyone else (a login form):
 #: larger bodies are refused while they arrive (beyond_site/lib/bodies.py).
@@ -300,6 +317,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     INSTALLED_APPS.append("procrastinate.contrib.django")
 elif not BEYOND_RUN_IN_PROCESS:
     raise ImproperlyConfigured("BEYOND_RUN_IN_PROCESS=false (the scaled mode) needs DATABASE_URL on PostgreSQL")
+# The runtime comes last: as it is ready it loads every app's background tasks (`tasks.py`),
+# which register with the job engine when the engine's app is installed.
+INSTALLED_APPS.append("beyond_site.runtime")
 #: Runners outside the job engine (the embedded server, `beyond_run`) hold a run by a lease they
 #: renew every BEYOND_RUN_HEARTBEAT_S; a run whose lease ran out is failed as interrupted.
 BEYOND_RUN_LEASE_S = envint("BEYOND_RUN_LEASE_S", 90)

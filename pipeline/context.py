@@ -95,6 +95,8 @@ class Context:
     #: Usable pages of this run's web research, in id order; empty when the run did none.
     evidence: tuple[Evidence, ...] = ()
     notes: tuple[str, ...] = field(default=())  # e.g. "3 documents left out to fit the budget"
+    #: Files of the workspace or conversation still being read when the run started (not in it).
+    unread_files: tuple[str, ...] = ()
 
 
 def render_context(ctx: Context) -> str:

@@ -27,7 +27,7 @@ from pipeline.requests import (build_executor_request, build_planner_request, bu
                                build_verifier_request)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue
-from pipeline.task_check import task_framework_warnings
+from pipeline.task_check import task_framework_warnings, unread_file_warnings
 from pipeline.topology import Topology
 
 log = logging.getLogger("beyond.pipeline")
@@ -159,7 +159,7 @@ class Orchestrator:
             self._emit(ev.RunStarted(topology=self.topology.as_json(),
                                      offline=any(getattr(p, "offline", False) for p in self.providers.values()),
                                      budget=budget.as_json() if budget.limited else None))
-            task_warnings = task_framework_warnings(self.ctx)
+            task_warnings = task_framework_warnings(self.ctx) + unread_file_warnings(self.ctx)
             if task_warnings:
                 self._emit(ev.TaskChecked(warnings=task_warnings))
             if self.settings.research is not None:

@@ -1,4 +1,5 @@
-"""Check the task against the workspace before planning: frameworks it names that are not enabled.
+"""Check the task against the workspace before planning: frameworks it names that are not enabled,
+and files the run could not use because they were still being read.
 
 A workspace cites only the frameworks it enables. A task that names another one ("map our
 practices to NIST CSF 2.0" where CSF is off) cannot get what it asks for, and whatever planner
@@ -28,3 +29,9 @@ def task_framework_warnings(ctx: Context) -> list[str]:
     return [f"The task names {pack.name}, which this workspace has not enabled: the document cannot cite it "
             f"(enabled: {enabled}). A workspace admin can enable it in the workspace settings."
             for pack in frameworks_not_enabled(ctx)]
+
+
+def unread_file_warnings(ctx: Context) -> list[str]:
+    """One run warning per file that was still being read when the run started; [] when none."""
+    return [f"The file “{name}” was still being read when this run started: the run did not use it. "
+            "Run the task again once the file is ready." for name in ctx.unread_files]

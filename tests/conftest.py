@@ -1,3 +1,5 @@
+import tempfile
+
 import pytest
 
 
@@ -7,6 +9,8 @@ def pytest_configure(config):
     # not matter to these tests; the site and the servers the browser tests start keep the default.
     from django.conf import settings
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Uploaded files' originals go to a folder of this test session, not the project's media/.
+    settings.STORAGES["originals"]["OPTIONS"]["location"] = tempfile.mkdtemp(prefix="beyond-originals-")
 
 
 @pytest.fixture

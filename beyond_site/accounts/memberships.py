@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from beyond_site.accounts.views import _joined, _refused
-from beyond_site.workspaces import access, consent, services
+from beyond_site.workspaces import access, consent, members
 
 
 def _answered(answer, offer_id, user):
@@ -26,7 +26,7 @@ def _answered(answer, offer_id, user):
 def accept_offer(request, offer_id):
     try:
         membership = _answered(consent.accept_offer, offer_id, request.user)
-    except services.InvitationRefused as exc:
+    except members.InvitationRefused as exc:
         return _refused(request, str(exc))
     return _joined(request, membership)
 
@@ -48,7 +48,7 @@ def leave(request, slug):
     if request.method == "POST":
         try:
             consent.leave(membership)
-        except services.LastAdminError as exc:
+        except members.LastAdminError as exc:
             messages.error(request, str(exc))
             return redirect("leave_workspace", slug)
         messages.success(request, f"You left {workspace.name}.")

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.accounts.forms import SignupForm
-from beyond_site.workspaces import services
+from beyond_site.workspaces import members
 
 #: The backend a just-created account is logged in with (axes' backend only guards passwords typed in).
 LOGIN_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -44,8 +44,8 @@ def _joined(request, membership):
 @require_GET
 def invitation(request, token):
     try:
-        found = services.check_invitation(services.invitation_for(token))
-    except services.InvitationRefused as exc:
+        found = members.check_invitation(members.invitation_for(token))
+    except members.InvitationRefused as exc:
         return _refused(request, str(exc))
     return _page(request, token, found)
 
@@ -54,8 +54,8 @@ def invitation(request, token):
 @require_POST
 def accept(request, token):
     try:
-        membership = services.accept_invitation(token, request.user)
-    except services.InvitationRefused as exc:
+        membership = members.accept_invitation(token, request.user)
+    except members.InvitationRefused as exc:
         return _refused(request, str(exc))
     return _joined(request, membership)
 
@@ -67,8 +67,8 @@ def signup(request, token):
     if request.user.is_authenticated:
         return redirect("accounts:invitation", token)
     try:
-        found = services.check_invitation(services.invitation_for(token))
-    except services.InvitationRefused as exc:
+        found = members.check_invitation(members.invitation_for(token))
+    except members.InvitationRefused as exc:
         return _refused(request, str(exc))
     form = SignupForm(request.POST)
     if not form.is_valid():
@@ -76,8 +76,8 @@ def signup(request, token):
     try:
         with transaction.atomic():
             user = form.save()
-            membership = services.accept_invitation(token, user)
-    except services.InvitationRefused as exc:
+            membership = members.accept_invitation(token, user)
+    except members.InvitationRefused as exc:
         return _refused(request, str(exc))
     login(request, user, backend=LOGIN_BACKEND)
     return _joined(request, membership)

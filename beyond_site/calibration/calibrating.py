@@ -4,14 +4,12 @@ was. One code path for `beyond_calibrate` and the page's button (docs/calibratio
 """
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
@@ -24,8 +22,9 @@ from pipeline.topology import Topology, parse_topology
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
 from beyond_site.runs.context import enabled_imported_packs
 from beyond_site.runs.models import Run, Step
-from beyond_site.runs.reaping import lease
-from beyond_site.runs.runners import runner_gone
+from beyond_site.lib import leases
+from beyond_site.lib.db import db
+from beyond_site.lib.runners import runner_gone
 
 log = logging.getLogger("beyond.calibration")
 
@@ -74,29 +73,43 @@ def set_limits(report: CalibrationReport, *, concurrency: int | None = None, max
 
 
 def interrupted(report: CalibrationReport) -> bool:
-    """A report still marked running whose runner is gone or silent past the lease."""
+    """A report still marked running whose runner is gone or silent past its lease."""
     if report.status != CalibrationReport.RUNNING:
         return False
-    stale = report.heartbeat_at is None or report.heartbeat_at < timezone.now() - lease()
-    return stale or runner_gone(report.runner)
+    stale = report.lease_expires_at is None or report.lease_expires_at < timezone.now()
+    return stale or runner_gone(report.lease_owner)
 
 
 def claim_report(report_id: int, owner: str) -> bool:
-    """Take a report to run it: one not completed and not running, or running under a runner that
-    is gone. A conditional UPDATE, so two claimers never both win."""
-    now = timezone.now()
-    free = (Q(status__in=(CalibrationReport.QUEUED, CalibrationReport.STOPPED, CalibrationReport.FAILED))
-            | Q(status=CalibrationReport.RUNNING, heartbeat_at__lt=now - lease()))
-    current = CalibrationReport.objects.filter(pk=report_id).values_list("status", "runner").first()
-    if current and current[0] == CalibrationReport.RUNNING and runner_gone(current[1]):
-        free |= Q(status=CalibrationReport.RUNNING, runner=current[1])
-    return CalibrationReport.objects.filter(free, pk=report_id).update(
-        status=CalibrationReport.RUNNING, runner=owner, heartbeat_at=now, started_at=now, finished_at=None,
-        message="") == 1
+    """Take a report to run it (lib/leases.py): one not completed and not running, or running
+    under a runner that is gone."""
+    free = Q(status__in=(CalibrationReport.QUEUED, CalibrationReport.STOPPED, CalibrationReport.FAILED))
+    current = CalibrationReport.objects.filter(pk=report_id).first()
+    if current is not None and interrupted(current):
+        free |= Q(status=CalibrationReport.RUNNING, lease_owner=current.lease_owner)
+    return leases.claim(CalibrationReport.objects.filter(free, pk=report_id), owner,
+                        status=CalibrationReport.RUNNING, started_at=timezone.now(), finished_at=None, message="")
+
+
+def requeue(report: CalibrationReport) -> bool:
+    """Queue a stopped, failed or interrupted report again, to be resumed to the end without the
+    first run's budget (the page's Resume); False when it cannot be resumed now."""
+    if not (report.status in (CalibrationReport.STOPPED, CalibrationReport.FAILED) or interrupted(report)):
+        return False
+    set_limits(report)
+    return CalibrationReport.objects.filter(pk=report.pk, status=report.status,
+                                            lease_owner=report.lease_owner).update(
+        status=CalibrationReport.QUEUED, lease_owner=None, lease_expires_at=None) == 1
 
 
 def _mine(report_id: int, owner: str):
-    return CalibrationReport.objects.filter(pk=report_id, status=CalibrationReport.RUNNING, runner=owner)
+    return leases.held(CalibrationReport.objects.filter(pk=report_id, status=CalibrationReport.RUNNING), owner)
+
+
+def queued_reports() -> list[dict]:
+    """Reports created but never started (their process stopped first), for the sweeps."""
+    return [{"report_id": pk} for pk in CalibrationReport.objects.filter(status=CalibrationReport.QUEUED)
+            .order_by("id").values_list("pk", flat=True)[:50]]
 
 
 def stored_results(report: CalibrationReport) -> list[dict]:
@@ -125,26 +138,18 @@ class _Store:
         if not self.lost:
             _mine(self.report_id, self.owner).update(
                 progress={"done": progress.done, "total": progress.total, "calls": progress.calls,
-                          "cost_usd": progress.cost_usd}, heartbeat_at=timezone.now())
+                          "cost_usd": progress.cost_usd})
 
-    def beat(self) -> None:
-        if not self.lost and not _mine(self.report_id, self.owner).update(heartbeat_at=timezone.now()):
+    def beat(self) -> bool:
+        if not self.lost and not leases.renew(_mine(self.report_id, self.owner), self.owner):
             self.lost = True
+        return not self.lost
 
     def finish(self, status: str, message: str = "", figures: dict | None = None) -> bool:
-        fields = {"status": status, "message": message, "finished_at": timezone.now(), "heartbeat_at": timezone.now()}
+        fields = {"status": status, "message": message, "finished_at": timezone.now(), "lease_expires_at": None}
         if figures is not None:
             fields["report"] = figures
         return _mine(self.report_id, self.owner).update(**fields) == 1
-
-
-async def _keep_beating(store: _Store) -> None:
-    while True:
-        await asyncio.sleep(settings.BEYOND_RUN_HEARTBEAT_S)
-        try:
-            await database_sync_to_async(store.beat)()
-        except Exception:  # a busy database now is no reason to give the report up
-            log.warning("calibration %s: heartbeat failed", store.report_id, exc_info=True)
 
 
 def _load(report_id: int):
@@ -162,16 +167,27 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
     budget ran out: resume it) or failed (the reason is in `message`).
     """
     store = _Store(report_id, owner, {})
+    async with leases.holding(_on_lane(store.beat), name=f"calibration {report_id}"):
+        return await _calibrate(store, on_progress, transport)
+
+
+def _on_lane(func):
+    """`func` on the background database lane (lib/db.py): a calibration runs for minutes beside
+    the server's pages and runs, and waits behind neither."""
+    return db(func, lane="background")
+
+
+async def _calibrate(store: _Store, on_progress, transport) -> CalibrationReport:
+    report_id = store.report_id
     providers: dict = {}
-    heartbeat = asyncio.create_task(_keep_beating(store))
 
     async def progress(value: Progress) -> None:
-        await database_sync_to_async(store.progress)(value)
+        await _on_lane(store.progress)(value)
         if on_progress is not None and inspect.isawaitable(shown := on_progress(value)):
             await shown
 
     try:
-        report, corpus, packs, done = await database_sync_to_async(_load)(report_id)
+        report, corpus, packs, done = await _on_lane(_load)(report_id)
         store.drafts = {d.draft_id: d for d in corpus}
         options, topology = report.options, parse_topology(report.topology)
         providers = build_role_providers(topology, openrouter_base_url=settings.OPENROUTER_BASE_URL,
@@ -180,20 +196,18 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
             corpus, providers["verifier"], topology.role("verifier"), contracts=report.contracts, done=done,
             concurrency=options.get("concurrency") or CONCURRENCY,
             budget=Budget(max_calls=options.get("max_calls"), max_cost_usd=options.get("max_cost_usd")),
-            on_result=database_sync_to_async(store.result), on_progress=progress)
+            on_result=_on_lane(store.result), on_progress=progress)
         figures = calibration_report(corpus, outcome.results, packs=packs)
         if outcome.stopped:
             status, message = CalibrationReport.STOPPED, (
                 f"budget: {outcome.not_run} of {len(corpus) * len(report.contracts)} calls not made; resume to finish")
         else:
             status, message = CalibrationReport.COMPLETED, ""
-        await database_sync_to_async(store.finish)(status, message, figures)
+        await _on_lane(store.finish)(status, message, figures)
     except Exception as exc:
         reason = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         log.exception("calibration %s failed", report_id)
-        await database_sync_to_async(store.finish)(CalibrationReport.FAILED, f"failed: {reason}")
+        await _on_lane(store.finish)(CalibrationReport.FAILED, f"failed: {reason}")
     finally:
-        heartbeat.cancel()
-        await asyncio.gather(heartbeat, return_exceptions=True)
         await close_all(providers)
-    return await database_sync_to_async(CalibrationReport.objects.get)(pk=report_id)
+    return await _on_lane(CalibrationReport.objects.get)(pk=report_id)

@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from pipeline.providers import build_role_providers, close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.topology import ROLES, Topology, TopologyError, parse_shorthand, parse_topology
-from beyond_site.runs.services import resolve_topology
+from beyond_site.runs.queue import resolve_topology
 from beyond_site.workspaces.models import Workspace
 
 

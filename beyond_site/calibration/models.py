@@ -40,10 +40,10 @@ class CalibrationReport(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    #: Who is running it (runs.runners identity) and when it last said so: a report left running
-    #: by a process that is gone can be resumed.
-    runner = models.CharField(max_length=120, null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    #: Who is running it (lib/runners.py) and until when its claim lasts unless renewed
+    #: (lib/leases.py): a report left running by a process that is gone can be resumed.
+    lease_owner = models.CharField(max_length=120, null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

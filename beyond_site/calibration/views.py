@@ -17,15 +17,16 @@ from django.views.decorators.http import require_POST, require_safe
 
 from pipeline.calibration import CONTRACTS
 from pipeline.topology import TopologyError
-from beyond_site.calibration import background
-from beyond_site.calibration.calibrating import create_report, interrupted, set_limits
+from beyond_site.calibration.calibrating import create_report, interrupted, requeue
+from beyond_site.calibration.tasks import CALIBRATE_TASK
 from beyond_site.calibration.command_options import describe
 from beyond_site.calibration.figures import (comparison_charts, comparison_table, csv_text, label_charts,
                                              report_document, short_label)
 from beyond_site.calibration.forms import StartForm
 from beyond_site.calibration.labels import false_share
 from beyond_site.calibration.models import CalibrationReport
-from beyond_site.runs.services import resolve_topology
+from beyond_site.runs import jobs
+from beyond_site.runs.queue import resolve_topology
 from beyond_site.workspaces.access import ADMIN, require_membership
 
 LISTED = 100
@@ -99,7 +100,7 @@ def start(request, slug: str):
     report = create_report(workspace, topology, contracts=CONTRACTS if contract == "both" else (contract,),
                            drafts=form.cleaned_data["drafts"], max_calls=form.cleaned_data["max_calls"],
                            max_cost_usd=float(cost) if cost is not None else None, user=request.user)
-    background.start(report.pk)
+    jobs.defer(CALIBRATE_TASK, report_id=report.pk)
     messages.success(request, f"Calibration report {report.pk} started. Reload this page to follow it.")
     return redirect(_page_url(slug))
 
@@ -108,10 +109,8 @@ def start(request, slug: str):
 @login_required
 def resume(request, slug: str, report_id: int):
     report = _report(request, slug, report_id)
-    resumable = report.status in (CalibrationReport.STOPPED, CalibrationReport.FAILED) or interrupted(report)
-    if resumable:
-        set_limits(report)  # resumed from the page: to the end, without the first run's budget
-    if resumable and background.start(report.pk):
+    if requeue(report):
+        jobs.defer(CALIBRATE_TASK, report_id=report.pk)
         messages.success(request, f"Calibration report {report.pk} resumed. Reload this page to follow it.")
     else:
         messages.error(request, f"Calibration report {report.pk} cannot be resumed now ({report.status}).")

@@ -20,7 +20,7 @@ from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
 from beyond_site.lib.ws_auth import resolve_user
 from beyond_site.chat import fragments
-from beyond_site.runs.services import ensure_sweeper, run_group
+from beyond_site.runs.bells import run_group
 
 REFUSED = 4403
 TRY_AGAIN = 1013
@@ -42,9 +42,6 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.recheck: asyncio.Task | None = None
         self.heard = asyncio.get_running_loop().time()  # when the last doorbell (or check) came
         await self.accept()
-        # After a server restart the first page that opens a run starts the runner's sweeper,
-        # which fails runs the restart interrupted (and says so on this very socket).
-        ensure_sweeper()
         try:
             await resolve_user(self.scope)
             await self.subscribe()

@@ -15,11 +15,10 @@ from django.views.decorators.http import require_GET, require_POST
 from beyond_site.chat.notices import notice_only
 from beyond_site.lib.http import clean_text
 from beyond_site.lib.ids import parse_id
-from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.models import Step
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Message
-from beyond_site.workspaces.services import delete_conversation, may_manage_conversation, rename_conversation
+from beyond_site.workspaces.conversations import delete_conversation, may_manage_conversation, rename_conversation
 
 PER_PAGE = 50
 MAX_QUERY = 200
@@ -71,15 +70,12 @@ def sidebar_context(workspace, current, page: int = 1, query: str = "") -> dict:
     return {"conversations": listed[:PER_PAGE], **_paging(current, page, query, more=len(listed) > PER_PAGE)}
 
 
-_FIRST_PAGE_IDS = Prepared(lambda: Conversation.visible.filter(workspace_id=Param("workspace_id"))
-                           .order_by("-updated_at", "-id").values_list("pk")[:PER_PAGE + 1])
-
-
 def first_page_change(workspace, current) -> dict:
     """What the conversation `current`, just started, changes on the first page of all conversations:
     the paging, whether it is the only one, and which one it pushed to the next page. Only ids are
     read: the new item is drawn from `current`, and reading the page's rows was most of the cost."""
-    ids = [pk for (pk,) in _FIRST_PAGE_IDS.rows(workspace_id=workspace.pk)]
+    ids = list(Conversation.visible.filter(workspace=workspace).order_by("-updated_at", "-id")
+               .values_list("pk", flat=True)[:PER_PAGE + 1])
     more = len(ids) > PER_PAGE
     return {"only_conversation": len(ids) == 1, **_paging(current, 1, "", more=more),
             # The conversation that just moved to the next page.

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Memory
-from beyond_site.workspaces.services import add_memory, delete_memory, edit_memory
+from beyond_site.workspaces.knowledge import add_memory, delete_memory, edit_memory
 
 
 def _panel(request, membership, error: str = "", status: int = 200, error_for=None):

@@ -14,7 +14,6 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
-from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
@@ -205,35 +204,24 @@ def run_views(run_ids) -> dict[int, RunView]:
             for run_id in ids if run_id in runs}
 
 
-# One run's view, read with prepared queries (lib/prepared.py): a live page reads it at its
-# snapshot, at the recap and at the run's end, so it is worth a few small queries instead of the
-# bulk ones above, which Django takes longer to build than the database to answer.
-_LAST_SEQ = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq")[:1])
-_RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("run_id"))
-                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).order_by()[:1])
-_STEPS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).order_by("index"))
-_MARKS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED))
-                  .order_by("seq").only("run_id", "type", "data"))
-_LATEST_PROGRESS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=PROGRESS_TYPES)
-                            .order_by("-seq").only("run_id", "seq", "type", "data")[:1])
-
-
 def run_view(run_id: int) -> RunView:
-    """The whole current state of a run, from the database (the snapshot)."""
-    last = _LAST_SEQ.first(run_id=run_id)  # first, as in run_views
-    found = _RUN.instances(run_id=run_id)
-    if not found:
+    """The whole current state of a run, from the database (the snapshot): a live page reads it at
+    its snapshot, at the recap and at the run's end, in a few small queries."""
+    events = RunEvent.objects.filter(run_id=run_id)
+    last = events.order_by("-seq").values_list("seq", flat=True).first()  # first, as in run_views
+    run = (Run.objects.select_related("workspace")
+           .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=run_id).first())
+    if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
-    run = found[0]
     halts, sources = {}, []
-    for e in _MARKS.instances(run_id=run_id):
+    for e in events.filter(type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED)).order_by("seq").only("run_id", "type", "data"):
         if e.type == ev.STEP_HALTED:
             halts[e.payload.step] = e.payload.reason
         elif run.research:
             sources = source_views(e.payload.items, run.brief)
-    latest = _LATEST_PROGRESS.instances(run_id=run_id)
-    return _view(_RunRows(run=run, last_seq=last[0] if last else 0, steps=_STEPS.instances(run_id=run_id),
-                          latest=latest[0] if latest else None, halts=halts, sources=sources))
+    latest = events.filter(type__in=PROGRESS_TYPES).order_by("-seq").only("run_id", "seq", "type", "data").first()
+    return _view(_RunRows(run=run, last_seq=last or 0, steps=list(Step.objects.filter(run_id=run_id).order_by("index")),
+                          latest=latest, halts=halts, sources=sources))
 
 
 def tail_view(run: Run, new: list[RunEvent]) -> RunView:
@@ -243,7 +231,7 @@ def tail_view(run: Run, new: list[RunEvent]) -> RunView:
     planned = any(e.type == ev.BRIEF_READY for e in new)
     changed = {e.payload.step for e in new if e.type in ev.STEP_TYPES}
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
-    all_steps = _STEPS.instances(run_id=run.pk)
+    all_steps = list(Step.objects.filter(run_id=run.pk).order_by("index"))
     steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]
     moved = [e for e in new if e.type in PROGRESS_TYPES]
     released = sum(1 for s in all_steps if s.status == Step.RELEASED)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
@@ -9,11 +10,10 @@ from django.views.decorators.http import require_POST
 
 from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import run_view
-from beyond_site.lib.signed_in import login_required_async
 from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
-from beyond_site.runs.services import (ConversationDeleted, NotRetryable, may_stop, request_stop, ring_doorbell,
-                                       ring_stop_bell, run_again, StartHere)
+from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
+from beyond_site.runs.queue import ConversationDeleted, NotRetryable, may_stop, request_stop, run_again
 from beyond_site.workspaces import access
 
 
@@ -26,10 +26,11 @@ def _stop_from_form(request, slug, run_id):
     return stopped, run.events.count()
 
 
-@login_required_async
+@login_required
 @require_POST
 async def stop(request, slug, run_id):
     """Stop a running run (the Stop button): what is released stays, nothing more is."""
+    request.user = await request.auser()  # read by login_required already: the sync part reads it again otherwise
     stopped, last_seq = await sync_to_async(_stop_from_form)(request, slug, run_id)
     if stopped:
         await ring_stop_bell(run_id)
@@ -44,7 +45,10 @@ ALREADY_AGAIN = "This run was already run again: the new run is further down."
 AGAIN_KEY_PREFIX = "again-"
 
 
-def _again_from_form(request, slug, run_id, start: StartHere | None):
+@login_required
+@require_POST
+def again(request, slug, run_id):
+    """Run a failed, halted or stopped run's task again, as a new run in the same conversation."""
     membership = access.require_membership(request, slug, access.WRITE)
     earlier = require_run(request, slug, run_id, access.WRITE)
     if earlier.retries.exists():
@@ -52,8 +56,7 @@ def _again_from_form(request, slug, run_id, start: StartHere | None):
     try:
         # A run is run again once, whoever asks: a double click, or two members clicking at once,
         # start one new run (a new run that fails has its own Run again).
-        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}",
-                                 start=start)
+        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}")
     except (NotRetryable, ConversationDeleted) as exc:
         return notice_only(request, str(exc))
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
@@ -68,10 +71,3 @@ def _again_from_form(request, slug, run_id, start: StartHere | None):
            "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)}}
     return render(request, "chat/_again.html", ctx)
 
-
-
-@login_required_async
-@require_POST
-async def again(request, slug, run_id):
-    """Run a failed, halted or stopped run's task again, as a new run in the same conversation."""
-    return await sync_to_async(_again_from_form)(request, slug, run_id, StartHere.for_request())

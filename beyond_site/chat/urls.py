@@ -14,6 +14,7 @@ urlpatterns = [
     path("w/<slug:slug>/c/<id:conversation_id>/rename/", conversations.rename, name="conversation_rename"),
     path("w/<slug:slug>/c/<id:conversation_id>/delete/", conversations.delete, name="conversation_delete"),
     path("w/<slug:slug>/attachments/<id:document_id>/remove/", attachments.remove, name="attachment_remove"),
+    path("w/<slug:slug>/c/<id:conversation_id>/uploads/", attachments.uploads, name="uploads"),
     path("w/<slug:slug>/runs/<id:run_id>/stop/", run_actions.stop, name="stop"),
     path("w/<slug:slug>/runs/<id:run_id>/again/", run_actions.again, name="run_again"),
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import secrets
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -20,21 +19,24 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.chat.attachments import uploads_context
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
 from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
-from beyond_site.lib.signed_in import login_required_async
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.runs.budgets import BudgetRefused
-from beyond_site.runs.services import ConversationDeleted, StartHere, start_run
+from beyond_site.runs import jobs
+from beyond_site.runs.queue import ConversationDeleted, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
 from beyond_site.workspaces.consent import offers_for
 from beyond_site.workspaces.models import Conversation, Document, Message
-from beyond_site.workspaces.services import DocumentRefused, add_document, may_manage_conversation
+from beyond_site.workspaces.conversations import may_manage_conversation
+from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, receive_file
+from beyond_site.workspaces.reading import READ_TASK
 
 MAX_TASK_CHARS = 20_000
 EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
@@ -93,7 +95,7 @@ def _side_context(membership, conversation, chats_page: int = 1, query: str = ""
         **_page_context(membership, conversation),
         **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
-        "uploads": Document.objects.filter(conversation=conversation) if conversation else [],
+        **(uploads_context(conversation) if conversation else {"uploads": []}),
     }
 
 
@@ -149,8 +151,10 @@ def _unfinished_before(run: Run) -> bool:
                               pk__lt=run.pk).exists()
 
 
-def _start_from_form(request, slug, start: StartHere | None):
-    """The sync half of `send`: check, store, and start (`StartHere`: at the commit, from this thread)."""
+@login_required
+@require_POST
+def send(request, slug):
+    """Start a run for the typed task and answer at once with its (live) fragment."""
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
@@ -171,7 +175,7 @@ def _start_from_form(request, slug, start: StartHere | None):
     research = research_state(posted, membership.workspace)["available"] and request.POST.get("research") == "on"
     try:
         run, created = start_run(membership.workspace, task, user=request.user, conversation=posted,
-                                 idempotency_key=key, research=research, start=start)
+                                 idempotency_key=key, research=research)
     except ConversationDeleted as exc:
         return notice_only(request, str(exc), form_key=key)
     except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
@@ -202,12 +206,6 @@ def _start_from_form(request, slug, start: StartHere | None):
     response["HX-Push-Url"] = url
     return response
 
-
-@login_required_async
-@require_POST
-async def send(request, slug):
-    """Start a run for the typed task and answer at once with its (live) fragment."""
-    return await sync_to_async(_start_from_form)(request, slug, StartHere.for_request())
 
 
 MAX_FILES_PER_UPLOAD = 10  # settings.DATA_UPLOAD_MAX_NUMBER_FILES refuses more
@@ -260,11 +258,14 @@ def _upload(request, slug, cap):
             refused.append(f"{f.name}: larger than the {megabytes(cap.limit)} limit")
             continue
         try:
+            received = receive_file(f, f.name)  # stored and checked before any transaction
             with transaction.atomic():  # a conversation is created only with an accepted file
                 target = conversation or Conversation.objects.create(
                     workspace=membership.workspace, title="New conversation", created_by=request.user)
-                document, _ = add_document(membership.workspace, f.name, f.read(), user=request.user,
-                                           conversation=target)
+                document, created = accept_file(membership.workspace, received, user=request.user,
+                                                conversation=target)
+                if created and document.status == Document.READING:  # read off this request, at the commit
+                    jobs.defer(READ_TASK, document_id=document.pk, member=request.user.pk)
             if conversation is None:
                 conversation, created_conversation = target, True
             added.append(document.name)

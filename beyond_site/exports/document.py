@@ -18,7 +18,7 @@ from pipeline import badges, events as ev
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import clean, normalise_headings, parse, starts_with_heading
 from beyond_site.runs.models import Run, Step
-from beyond_site.runs.services import conversation_title
+from beyond_site.runs.queue import conversation_title
 from beyond_site.runs.selectors import evidence_items, halt_reasons
 from beyond_site.runs.wording import OFFLINE_TIP
 

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.library, name="library"),
     path("add/", views.add, name="add"),
     path("<id:document_id>/", views.preview, name="preview"),
+    path("<id:document_id>/row/", views.row, name="row"),
     path("<id:document_id>/download/", views.download, name="download"),
     path("<id:document_id>/remove/", views.remove, name="remove"),
 ]

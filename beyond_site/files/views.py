@@ -2,7 +2,7 @@
 conversation, with what Beyond extracted from it and the original to download.
 
 Members add and remove files; auditors read only (require_membership: 404 for non-members, 403
-for a role too weak). Removing a file goes through workspaces.services.delete_document, which keeps
+for a role too weak). Removing a file goes through workspaces.knowledge.delete_document, which keeps
 the bytes that past model calls were given, so the audit record stays whole.
 """
 from __future__ import annotations
@@ -10,18 +10,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse
+from django.db import transaction
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.lib.ids import parse_id
 from beyond_site.lib.uploads import megabytes, read_files_capped
-from beyond_site.workspaces import access
-from beyond_site.workspaces.models import Blob, Conversation, Document
-from beyond_site.workspaces.services import DocumentRefused, add_document, delete_document
+from beyond_site.runs import jobs
+from beyond_site.workspaces import access, originals
+from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, delete_document, receive_file
+from beyond_site.workspaces.models import Conversation, Document
+from beyond_site.workspaces.reading import READ_TASK
 
 #: Conversations offered as a target in the add form (the latest ones).
 CONVERSATION_CHOICES = 50
@@ -94,8 +96,12 @@ def _add(request, membership, cap):
     added = []
     for f in request.FILES.getlist("files"):
         try:
-            document, _ = add_document(membership.workspace, f.name, f.read(), user=request.user,
-                                       conversation=conversation)
+            received = receive_file(f, f.name)  # stored and checked before any transaction
+            with transaction.atomic():
+                document, created = accept_file(membership.workspace, received, user=request.user,
+                                                conversation=conversation)
+                if created and document.status == Document.READING:  # read off this request, at the commit
+                    jobs.defer(READ_TASK, document_id=document.pk, member=request.user.pk)
         except DocumentRefused as exc:
             refused.append(str(exc))
         else:
@@ -105,8 +111,18 @@ def _add(request, membership, cap):
     if refused:  # the page again, with what was refused next to the form (the others are kept)
         return _page(request, membership, status=400, refused=refused, added=added)
     where = f"the conversation “{conversation.title}”" if conversation else "the whole workspace"
-    messages.success(request, f"Added to {where}: {', '.join(added)}.")
+    messages.success(request, f"Added to {where}: {', '.join(added)}. Each file is read in the background: its text "
+                              "is ready when its row no longer says “reading…”.")
     return redirect(_library_url(membership.workspace.slug))
+
+
+@login_required
+@require_GET
+def row(request, slug, document_id):
+    """One file's row again (asked every second while the file is being read)."""
+    membership = access.require_membership(request, slug, access.READ)
+    return render(request, "files/_row.html", {"workspace": membership.workspace, "d": _document(membership, document_id),
+                                               "can_write": access.allows(membership, access.WRITE)})
 
 
 @login_required
@@ -129,10 +145,12 @@ def download(request, slug, document_id):
     as a page of this site."""
     membership = access.require_membership(request, slug, access.READ)
     document = _document(membership, document_id)
-    blob = get_object_or_404(Blob, sha256=document.sha256)
-    response = HttpResponse(bytes(blob.data), content_type=document.mime or "application/octet-stream")
-    response["Content-Disposition"] = content_disposition_header(True, document.name)
-    return response
+    try:
+        original = originals.open_original(document.sha256)
+    except FileNotFoundError:
+        raise Http404("The original of this file is missing from the server's store") from None
+    return FileResponse(original, as_attachment=True, filename=document.name,
+                        content_type=document.mime or "application/octet-stream")
 
 
 @login_required

@@ -5,7 +5,7 @@ files the upload view takes at once), BEYOND_MAX_ANONYMOUS_REQUEST_BYTES for any
 form is a few hundred bytes). `BodyLimitMiddleware` wraps the site's ASGI application: it answers
 413 on a declared Content-Length over the limit before reading anything, and counts the bytes of
 the body as they arrive for a body sent without one. Under daphne the server itself also refuses
-early, while the body is still arriving (lib/daphne_bodies.py): the app only ever sees bodies
+early, while the body is still arriving (runtime/daphne_bodies.py): the app only ever sees bodies
 within the larger limit, and reads them from disk as it goes.
 """
 from __future__ import annotations

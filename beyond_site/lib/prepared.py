@@ -125,7 +125,7 @@ class _OncePerAlias:
 
 def compile_all(using: str = DEFAULT_DB_ALIAS) -> int:
     """Compile, for `using`, every prepared query made so far that is not compiled yet (the server
-    warming up: runs/warmup.py); returns how many there are in all."""
+    warming up: runtime/warmup.py); returns how many there are in all."""
     with _OncePerAlias.made_lock:
         made = list(_OncePerAlias.made)
     for query in made:

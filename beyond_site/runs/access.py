@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 
-from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.models import Run
 from beyond_site.workspaces.access import READ, require_membership
 
@@ -22,15 +21,13 @@ def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
 #: What a live page reads of its run at every doorbell (the whole row is read for the few events
 #: that redraw the whole run).
 LIVE_FIELDS = ("id", "status", "research", "halt_reason")
-# One membership per user and workspace, and every role may read the workspace's runs.
-_READABLE = Prepared(lambda: Run.objects.filter(pk=Param("run_id"), workspace__memberships__user_id=Param("user_id"))
-                     .order_by().only(*LIVE_FIELDS)[:1])
 
 
 def readable_run(user, run_id: int) -> Run | None:
-    """Run `run_id`'s live fields when `user` may read it, else None: a websocket checks with it on
-    every doorbell, the access check and the read in one prepared query (lib/prepared.py)."""
+    """Run `run_id`'s live fields when `user` may read it, else None: the access check and the read
+    in one query. Every role of a workspace may read its runs (one membership per user and
+    workspace)."""
     if not getattr(user, "is_authenticated", False):
         return None
-    found = _READABLE.instances(run_id=run_id, user_id=user.pk)
-    return found[0] if found else None
+    return (Run.objects.filter(pk=run_id, workspace__memberships__user=user).order_by()
+            .only(*LIVE_FIELDS).first())

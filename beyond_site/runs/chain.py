@@ -29,7 +29,6 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from pipeline import events as ev
 from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
 from beyond_site.lib.db import db
-from beyond_site.lib.prepared import Param, Prepared, insert_rows
 from beyond_site.runs.bytes_check import blob_problems, evidence_named, file_problems
 from beyond_site.runs.contexts import record_sha256
 from beyond_site.runs.provenance import NOT_CHECKED, Provenance
@@ -69,17 +68,10 @@ def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_ha
                                  "at": at})
 
 
-_RUN_HEAD = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq", "hash")[:1])
-_LOCK_WORKSPACE = Prepared(lambda: Workspace.objects.select_for_update(no_key=True).filter(pk=Param("pk")).order_by()
-                          .values_list("pk"))
-_LEDGER_HEAD = Prepared(lambda: WorkspaceLedger.objects.filter(workspace_id=Param("workspace_id")).order_by("-seq")
-                        .values_list("seq", "hash")[:1])
-
-
 def run_head(run_id: int) -> tuple[int, str]:
     """The run's last sequence number and that event's hash ((0, GENESIS) before its first event):
     sequence numbers start at 1 and have no gaps, so the last is also the count."""
-    return _RUN_HEAD.first(run_id=run_id) or (0, GENESIS)
+    return RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", "hash").first() or (0, GENESIS)
 
 
 def append_to_ledger(run: Run, final_hash: str) -> None:
@@ -92,13 +84,14 @@ def append_to_ledger(run: Run, final_hash: str) -> None:
     with transaction.atomic():
         # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new
         # run, a message) are not held up by it (PostgreSQL; a no-op on SQLite).
-        _LOCK_WORKSPACE.first(pk=run.workspace_id)
-        last = _LEDGER_HEAD.first(workspace_id=run.workspace_id)
+        Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).order_by().values_list("pk").first()
+        last = (WorkspaceLedger.objects.filter(workspace_id=run.workspace_id).order_by("-seq")
+                .values_list("seq", "hash").first())
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
         at = timezone.now()
-        insert_rows(WorkspaceLedger, [{"workspace_id": run.workspace_id, "seq": seq, "run_id": run.pk,
-                                       "run_hash": final_hash, "at": at,
-                                       "hash": ledger_hash(prev, run.workspace_id, seq, run.pk, final_hash, at)}])
+        WorkspaceLedger.objects.bulk_create([WorkspaceLedger(
+            workspace_id=run.workspace_id, seq=seq, run_id=run.pk, run_hash=final_hash, at=at,
+            hash=ledger_hash(prev, run.workspace_id, seq, run.pk, final_hash, at))])
 
 
 # -- the rows each event implies, as fingerprints --------------------------------------------------
@@ -542,7 +535,8 @@ def _mac_holds(mac: str, prev_mac: str, workspace_id: int, at, ok: bool, problem
 
 def _record_check(workspace: Workspace, ok: bool, problems: list[str]) -> ChainCheck:
     with transaction.atomic():
-        _LOCK_WORKSPACE.first(pk=workspace.pk)  # two checkers at once take turns, and link in order
+        # Two checkers at once take turns, and link in order.
+        Workspace.objects.select_for_update(no_key=True).filter(pk=workspace.pk).order_by().values_list("pk").first()
         prev = ChainCheck.objects.filter(workspace=workspace).order_by("-id").values_list("mac", flat=True).first()
         at = timezone.now()
         return ChainCheck.objects.create(workspace=workspace, at=at, ok=ok, problems=problems,

@@ -20,7 +20,6 @@ from django.db.models import Q
 
 from pipeline.context import Context, Document as ContextDocument, HistoryMessage, ReleasedStep, render_context
 from pipeline.frameworks import Pack
-from beyond_site.lib.prepared import Param, Prepared, PreparedIn
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.frameworks import available_packs, imported_packs, select_entries
 from beyond_site.runs.models import Run, Step
@@ -31,25 +30,6 @@ from beyond_site.workspaces.search import ranked_chunk_ids
 FRAMEWORK_SHARE = 0.10
 #: Room kept for the notes that say what was left out.
 NOTES_RESERVE = 120
-
-# What every run's start reads (lib/prepared.py).
-_MEMORIES = Prepared(lambda: Memory.objects.filter(workspace_id=Param("workspace_id")).order_by("created_at", "id")
-                     .values_list("text", flat=True))
-_MESSAGES_UNTIL = Prepared(lambda: Message.objects.filter(
-    conversation_id=Param("conversation_id"),
-    created_at__lte=Param("until", field=Message._meta.get_field("created_at"))).order_by("created_at", "id")
-    .values_list("id", "text"))
-_ANSWERS = PreparedIn(lambda ids: Run.objects.filter(message__id__in=ids).order_by().values_list("id", "message_id", "summary", "status"))
-_RELEASED = PreparedIn(lambda ids: Step.objects.filter(run__id__in=ids, status=Step.RELEASED).order_by("run_id", "index")
-                       .values_list("run_id", "index", "title", "content", "badge", "warnings"))
-_WORKSPACE_FILES = Prepared(lambda: Document.objects.filter(workspace_id=Param("workspace_id"), conversation__isnull=True)
-                            .values_list("id", "name", "sha256", "conversation_id"))
-_FILES_AND_UPLOADS = Prepared(lambda: Document.objects.filter(
-    Q(conversation__isnull=True) | Q(conversation_id=Param("conversation_id")), workspace_id=Param("workspace_id"))
-    .values_list("id", "name", "sha256", "conversation_id"))
-_CHUNKS = PreparedIn(lambda ids: DocumentChunk.objects.filter(document__id__in=ids).order_by()
-                     .values_list("id", "document_id", "ordinal", "tokens"))
-
 
 @dataclass
 class _Doc:
@@ -107,7 +87,7 @@ def _tokens(ctx: Context) -> int:
 
 
 def _memories(workspace) -> tuple[str, ...]:
-    return tuple(text for (text,) in _MEMORIES.rows(workspace_id=workspace.pk))
+    return tuple(Memory.objects.filter(workspace=workspace).order_by("created_at", "id").values_list("text", flat=True))
 
 
 def _history(run) -> tuple[HistoryMessage, ...]:
@@ -115,12 +95,16 @@ def _history(run) -> tuple[HistoryMessage, ...]:
     the run it started released (its steps with their badges and warnings, and its recap)."""
     if not run.conversation_id:
         return ()
-    earlier = [(pk, text) for pk, text in _MESSAGES_UNTIL.rows(conversation_id=run.conversation_id, until=run.created_at)
-               if pk != run.message_id]
+    earlier = [(pk, text) for pk, text in Message.objects.filter(
+        conversation_id=run.conversation_id, created_at__lte=run.created_at).order_by("created_at", "id")
+        .values_list("id", "text") if pk != run.message_id]
     answers = {message_id: (pk, summary, status) for pk, message_id, summary, status in
-               _ANSWERS.rows([pk for pk, _ in earlier]) if pk != run.pk}
+               Run.objects.filter(message__in=[pk for pk, _ in earlier]).order_by()
+               .values_list("id", "message_id", "summary", "status") if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
-    for run_id, index, title, content, badge, warnings in _RELEASED.rows([pk for pk, _, _ in answers.values()]):
+    released = (Step.objects.filter(run__in=[pk for pk, _, _ in answers.values()], status=Step.RELEASED)
+                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings"))
+    for run_id, index, title, content, badge, warnings in released:
         steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ())))
     history: list[HistoryMessage] = []
     for message_id, text in earlier:
@@ -153,11 +137,15 @@ def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
 
 
 def _documents_in_scope(run) -> dict[int, _Doc]:
-    """The workspace's files and this conversation's uploads, with their chunks' sizes (no text)."""
-    found = (_FILES_AND_UPLOADS.rows(conversation_id=run.conversation_id, workspace_id=run.workspace_id)
-             if run.conversation_id else _WORKSPACE_FILES.rows(workspace_id=run.workspace_id))
+    """The workspace's files and this conversation's uploads that have been read, with their
+    chunks' sizes (no text). A file still being read, or that could not be, is not in scope."""
+    scope = Q(conversation__isnull=True) | Q(conversation_id=run.conversation_id) if run.conversation_id else \
+        Q(conversation__isnull=True)
+    found = (Document.objects.filter(scope, workspace_id=run.workspace_id, status=Document.READY)
+             .values_list("id", "name", "sha256", "conversation_id"))
     docs = {pk: _Doc(pk, name, sha, conv is not None) for pk, name, sha, conv in found}
-    rows = (_CHUNKS.rows(list(docs)) if len(docs) < 5000 else
+    rows = (DocumentChunk.objects.filter(document__in=list(docs)).order_by()
+            .values_list("id", "document_id", "ordinal", "tokens") if len(docs) < 5000 else
             DocumentChunk.objects.filter(document__workspace_id=run.workspace_id)
             .values_list("id", "document_id", "ordinal", "tokens"))
     for pk, doc_id, ordinal, tokens in rows:

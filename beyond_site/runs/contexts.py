@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 
 from pipeline.providers.base import Message
-from beyond_site.lib.prepared import PreparedIn, insert_rows
 from beyond_site.runs.models import ContextRecord
 from beyond_site.workspaces.models import Blob
 
@@ -40,7 +39,8 @@ def _split(messages: tuple[Message, ...]) -> tuple[str, list[dict], dict[str, by
     return record_sha256(parts), parts, blobs
 
 
-_RECORDS = PreparedIn(lambda shas: ContextRecord.objects.filter(sha256__in=shas).values_list("sha256", "pk"))
+def _records(shas: list[str]):
+    return ContextRecord.objects.filter(sha256__in=shas).values_list("sha256", "pk")
 
 
 class ContextStore:
@@ -61,15 +61,16 @@ class ContextStore:
             if record_hash not in self.records:
                 pending[record_hash] = (parts, blobs)
         if pending:
-            self.records.update(_RECORDS.rows(list(pending)))
+            self.records.update(_records(list(pending)))
             missing = {sha: value for sha, value in pending.items() if sha not in self.records}
             if missing:
                 self.store_texts({digest: data for _, blobs in missing.values() for digest, data in blobs.items()})
                 # Another run may store the same record meanwhile: the conflict skips it, and the
                 # read after finds whichever row won.
-                insert_rows(ContextRecord, [{"sha256": sha, "parts": parts} for sha, (parts, _) in missing.items()],
-                            ignore_conflicts=True)
-                self.records.update(_RECORDS.rows(list(missing)))
+                ContextRecord.objects.bulk_create(
+                    [ContextRecord(sha256=sha, parts=parts) for sha, (parts, _) in missing.items()],
+                    ignore_conflicts=True)
+                self.records.update(_records(list(missing)))
         return shas
 
     def store_texts(self, items: dict[str, bytes]) -> None:

@@ -7,9 +7,7 @@ unreleased, on the record. The job engine's part (dead workers, ended jobs) is i
 """
 from __future__ import annotations
 
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,7 +15,7 @@ from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.runs.models import Run
 from beyond_site.runs.recorder import EventRecorder
-from beyond_site.runs.runners import HOST, runner_gone
+from beyond_site.lib.runners import HOST, runner_gone
 
 REAPER = "reaper"
 #: Why a run was interrupted, in the words recorded as its reason (after "interrupted: ").
@@ -25,12 +23,6 @@ RUNNER_RESTARTED = "the server or worker executing it restarted"
 LEASE_EXPIRED = "the runner stopped renewing its claim"
 WORKER_SILENT = "the worker executing it stopped (no heartbeat)"
 JOB_ENDED = "the worker's job ended before the run did"
-
-
-def lease() -> timedelta:
-    """How long a runner outside the job engine (the embedded server, `beyond_run`) holds a run
-    without renewing its claim (BEYOND_RUN_LEASE_S; renewed every BEYOND_RUN_HEARTBEAT_S)."""
-    return timedelta(seconds=settings.BEYOND_RUN_LEASE_S)
 
 
 def interrupted(why: str) -> str:

@@ -2,7 +2,7 @@
 member, or the whole workspace, may start.
 
 A form of its own with its own view and template (`workspace_settings/_budgets.html`, placed on
-the page by the `budgets_section` tag). Changes go through `services.set_budget`, which logs them.
+the page by the `budgets_section` tag). Changes go through `configuration.set_budget`, which logs them.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from beyond_site.workspaces import access, services
+from beyond_site.workspaces import access, configuration
 from beyond_site.workspaces.models import WorkspaceBudget
 
 
@@ -21,20 +21,20 @@ class BudgetForm(forms.Form):
     """Every limit is optional: empty means no limit."""
 
     max_tokens_per_run = forms.IntegerField(
-        required=False, min_value=1, max_value=services.BUDGET_MAXIMA["max_tokens_per_run"], label="Tokens per run",
+        required=False, min_value=1, max_value=configuration.BUDGET_MAXIMA["max_tokens_per_run"], label="Tokens per run",
         help_text="A run that reaches it halts; what was released stays.")
     max_cost_per_run = forms.DecimalField(
-        required=False, min_value=services.BUDGET_MINIMUMS["max_cost_per_run"], max_digits=12, decimal_places=4,
+        required=False, min_value=configuration.BUDGET_MINIMUMS["max_cost_per_run"], max_digits=12, decimal_places=4,
         label="Cost per run (USD)",
         help_text="Counted from the costs endpoints report; a run on an endpoint that reports none halts.")
     max_runs_per_user_per_day = forms.IntegerField(
-        required=False, min_value=0, max_value=services.BUDGET_MAXIMA["max_runs_per_user_per_day"],
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_per_user_per_day"],
         label="Runs per member in 24 hours")
     max_runs_in_flight_per_user = forms.IntegerField(
-        required=False, min_value=0, max_value=services.BUDGET_MAXIMA["max_runs_in_flight_per_user"],
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_in_flight_per_user"],
         label="Runs at once per member")
     max_runs_in_flight_per_workspace = forms.IntegerField(
-        required=False, min_value=0, max_value=services.BUDGET_MAXIMA["max_runs_in_flight_per_workspace"],
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_in_flight_per_workspace"],
         label="Runs at once in the workspace")
 
     @classmethod
@@ -55,7 +55,7 @@ def budgets(request, slug):
     form = BudgetForm(request.POST)
     if form.is_valid():
         try:
-            services.set_budget(workspace, form.cleaned_data, user=request.user)
+            configuration.set_budget(workspace, form.cleaned_data, user=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
         else:

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from beyond_site.workspace_settings.forms import NewWorkspaceForm
 from beyond_site.workspace_settings.views import settings_url
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
 
 
 @login_required
@@ -21,7 +21,7 @@ def new_workspace(request):
     form = NewWorkspaceForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            workspace = services.new_workspace(form.cleaned_data["name"], form.cleaned_data["slug"],
+            workspace = configuration.new_workspace(form.cleaned_data["name"], form.cleaned_data["slug"],
                                                user=request.user)
         except ValueError as exc:
             form.add_error("slug" if "address" in str(exc) else "name", str(exc))

@@ -10,7 +10,7 @@ from django import forms
 from pydantic import ValidationError
 
 from beyond_site.workspaces.models import Membership
-from beyond_site.workspaces.services import INVITATION_DAYS
+from beyond_site.workspaces.members import INVITATION_DAYS
 from pipeline.providers.profiles import profile_choices
 from pipeline.topology import DEFAULT_EFFORT, ROLES, RoleConfig, TopologyError, parse_topology
 

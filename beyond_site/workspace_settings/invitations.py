@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from beyond_site.workspace_settings.forms import InviteForm
 from beyond_site.workspace_settings.views import render_settings, settings_url
-from beyond_site.workspaces import access, services
+from beyond_site.workspaces import access, members
 from beyond_site.workspaces.models import Invitation
 
 
@@ -23,7 +23,7 @@ def create(request, slug):
     if not form.is_valid():
         return render_settings(request, membership, status=400, invite_form=form)
     data = form.cleaned_data
-    invitation, token = services.create_invitation(membership.workspace, data["role"], user=request.user,
+    invitation, token = members.create_invitation(membership.workspace, data["role"], user=request.user,
                                                    days=data["days"], note=data["note"])
     link = request.build_absolute_uri(reverse("accounts:invitation", args=[token]))
     # Rendered, not redirected: the link exists only in this answer (the database keeps its hash).
@@ -36,6 +36,6 @@ def create(request, slug):
 def revoke(request, slug, invitation_id):
     membership = access.require_membership(request, slug, access.ADMIN)
     invitation = get_object_or_404(Invitation, pk=invitation_id, workspace=membership.workspace)
-    services.revoke_invitation(invitation, user=request.user)
+    members.revoke_invitation(invitation, user=request.user)
     messages.success(request, "Invitation withdrawn: its link no longer lets anyone in.")
     return redirect(settings_url(slug) + "#members")

@@ -9,7 +9,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from beyond_site.workspaces import access, services
+from beyond_site.workspaces import access, configuration
 from pipeline.research import search_setting
 
 
@@ -23,7 +23,7 @@ def research_context() -> dict:
 @require_POST
 def research_default(request, slug):
     membership = access.require_membership(request, slug, access.ADMIN)
-    on = services.set_research_default(membership.workspace, request.POST.get("research_default") == "on",
+    on = configuration.set_research_default(membership.workspace, request.POST.get("research_default") == "on",
                                        user=request.user)
     messages.success(request, "New conversations start with web research "
                      + ("on." if on else "off; members can still turn it on beside Send."))

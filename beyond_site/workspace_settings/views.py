@@ -2,7 +2,7 @@
 (topology), members and invitations (the invitation views are in invitations.py).
 
 Every view starts from `require_membership(..., ADMIN)`: 404 for non-members, 403 for members and
-auditors. Changes go through beyond_site.workspaces.services (which log them); a valid POST
+auditors. Changes go through the workspaces app's services (members.py, configuration.py: they log them); a valid POST
 redirects with a message, an invalid one renders the page again with the errors by the fields.
 API keys are never shown or accepted: the page says only whether each is set in the environment.
 """
@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.workspaces import access, consent, services
+from beyond_site.workspaces import access, configuration, consent, members
 from beyond_site.workspaces.admin_rights import note_admin_news
 from beyond_site.workspace_settings.research import research_context
 from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, InviteForm, RoleForm, TopologyForm
@@ -95,7 +95,7 @@ def frameworks(request, slug):
     form = FrameworksForm(request.POST, packs=packs)
     if not form.is_valid():
         return render_settings(request, membership, status=400, packs=packs, frameworks_form=form)
-    enabled = services.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
+    enabled = configuration.set_enabled_frameworks(membership.workspace, form.cleaned_data["frameworks"],
                                               user=request.user)
     if enabled:
         names = ", ".join(packs[key].name for key in enabled)
@@ -114,7 +114,7 @@ def topology(request, slug):
     if not form.is_valid():
         return render_settings(request, membership, status=400, topology_form=form)
     try:
-        stored = services.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
+        stored = configuration.set_topology(workspace, form.cleaned_data["topology"], user=request.user)
     except TopologyError as exc:
         form.add_error(None, str(exc))
         return render_settings(request, membership, status=400, topology_form=form)
@@ -134,7 +134,7 @@ def member_add(request, slug):
             if role == Membership.ADMIN:  # offered, never given (workspaces/consent.py)
                 consent.offer_role(membership.workspace, username, role, user=request.user)
             else:
-                added = services.add_existing_member(membership.workspace, username, role, user=request.user)
+                added = members.add_existing_member(membership.workspace, username, role, user=request.user)
         except ValueError as exc:
             form.add_error("username", str(exc))
         else:
@@ -179,8 +179,8 @@ def member_role(request, slug, membership_id):
         messages.success(request, _offered(target.user.get_username()))
         return redirect(settings_url(slug))
     try:
-        changed = services.change_role(target, role, user=request.user)
-    except services.LastAdminError as exc:
+        changed = members.change_role(target, role, user=request.user)
+    except members.LastAdminError as exc:
         messages.error(request, str(exc))
         return redirect(settings_url(slug))
     messages.success(request, f"{changed.user.get_username()} is now {changed.get_role_display().lower()}.")
@@ -193,8 +193,8 @@ def member_remove(request, slug, membership_id):
     membership = access.require_membership(request, slug, access.ADMIN)
     target = _member(membership, membership_id)
     try:
-        services.remove_member(target, user=request.user)
-    except services.LastAdminError as exc:
+        members.remove_member(target, user=request.user)
+    except members.LastAdminError as exc:
         messages.error(request, str(exc))
         return redirect(settings_url(slug))
     messages.success(request, f"{target.user.get_username()} removed from the workspace.")

@@ -9,7 +9,6 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.workspaces.models import Membership, Workspace
 
 READ, WRITE, ADMIN = "read", "write", "admin"
@@ -17,16 +16,10 @@ READ, WRITE, ADMIN = "read", "write", "admin"
 AUDIT = "audit"
 
 
-# Every request of a workspace's pages asks it first: prepared (lib/prepared.py).
-_MEMBERSHIP = Prepared(lambda: Membership.objects.select_related("workspace")
-                       .filter(user_id=Param("user_id"), workspace__slug=Param("slug")).order_by()[:1])
-
-
 def membership_for(user, slug: str) -> Membership | None:
     if not getattr(user, "is_authenticated", False):
         return None
-    found = _MEMBERSHIP.instances(user_id=user.pk, slug=slug)
-    return found[0] if found else None
+    return Membership.objects.select_related("workspace").filter(user=user, workspace__slug=slug).order_by().first()
 
 
 def allows(membership: Membership | None, need: str) -> bool:

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.db import transaction
 
 from beyond_site.lib.admin import NoWrites, ReadOnlyAdmin, ReadOnlyInline
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.changelog import changes_via, record_change
 from beyond_site.workspaces.models import (
     Conversation, Document, FrameworkPack, Membership, Memory, Message, Workspace, WorkspaceEvent,
@@ -13,12 +13,12 @@ from beyond_site.workspaces.models import (
 
 
 class DeleteThroughService:
-    """Deletions go through the workspace services, which record who deleted what."""
+    """Deletions go through the workspace's knowledge services, which record who deleted what."""
 
     delete_service = ""
 
     def delete_model(self, request, obj):
-        getattr(services, self.delete_service)(obj, request.user)
+        getattr(knowledge, self.delete_service)(obj, request.user)
 
     @transaction.atomic
     def delete_queryset(self, request, queryset):
@@ -130,7 +130,7 @@ class MemoryAdmin(DeleteThroughService, admin.ModelAdmin):
     # through the same services as the chat.
     def save_model(self, request, obj, form, change):
         if change and "workspace" not in form.changed_data:
-            services.edit_memory(Memory.objects.get(pk=obj.pk), obj.text, request.user)
+            knowledge.edit_memory(Memory.objects.get(pk=obj.pk), obj.text, request.user)
             obj.refresh_from_db()
             return
         if not change:
@@ -174,13 +174,13 @@ class FrameworkPackAdmin(admin.ModelAdmin):
     # A removal is logged in the change log of every workspace that enabled the pack.
     def delete_model(self, request, obj):
         with changes_via("admin"):
-            services.delete_framework_pack(obj, user=request.user)
+            knowledge.delete_framework_pack(obj, user=request.user)
 
     @transaction.atomic
     def delete_queryset(self, request, queryset):
         with changes_via("admin"):
             for row in queryset.order_by("key"):
-                services.delete_framework_pack(row, user=request.user)
+                knowledge.delete_framework_pack(row, user=request.user)
 
 
 @admin.register(WorkspaceEvent)

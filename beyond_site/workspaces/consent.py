@@ -5,7 +5,7 @@
   `invitee`): it is accepted or declined from the invitee's home page, and until then nothing
   changes. This holds for the site's staff and for superusers and other tenants' admins named by
   them: a workspace cannot make someone answerable for it unasked. Members and auditors are still
-  added directly by admins who may see them (services.add_existing_member): they can leave.
+  added directly by admins who may see them (members.add_existing_member): they can leave.
 - **Leaving.** A member, an auditor or an admin leaves a workspace from its leave page; the last
   admin cannot (another admin first). An admin who leaves takes their pending invitations along.
 
@@ -20,7 +20,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import members
 from beyond_site.workspaces.access import users_visible_to
 from beyond_site.workspaces.admin_rights import maker_refusal, withdraw_invitations_of
 from beyond_site.workspaces.changelog import record_change
@@ -43,7 +43,7 @@ def offer_role(workspace, username: str, role: str, *, user) -> Invitation:
         raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
     target = users_visible_to(user).filter(username=username).first()
     if target is None:
-        raise services.NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
+        raise members.NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
                                   "workspace with you can be. Send them an invitation link instead.")
     with transaction.atomic():
         current = Membership.objects.filter(workspace=workspace, user=target).values_list("role", flat=True).first()
@@ -82,7 +82,7 @@ def _locked_offer(offer_id: int, user) -> Invitation:
 def accept_offer(offer_id: int, user) -> Membership:
     """`user` takes the role offered (joining, or changing role); InvitationRefused when the offer is
     no longer open or its maker no longer an admin."""
-    offer = services.check_invitation(_locked_offer(offer_id, user))
+    offer = members.check_invitation(_locked_offer(offer_id, user))
     membership = Membership.objects.filter(workspace=offer.workspace, user=user).first()
     before = membership.role if membership else None
     if membership is None:
@@ -118,7 +118,7 @@ def leave(membership: Membership) -> None:
     others = Membership.objects.filter(workspace_id=membership.workspace_id, role=Membership.ADMIN).exclude(
         pk=membership.pk)
     if membership.role == Membership.ADMIN and not others.exists():
-        raise services.LastAdminError(f"You are the only admin of {membership.workspace.name}: make another "
+        raise members.LastAdminError(f"You are the only admin of {membership.workspace.name}: make another "
                                       "member an admin first, then leave.")
     record_change(membership.workspace, membership.user, "member_left", before=membership.role,
                   username=membership.user.get_username())

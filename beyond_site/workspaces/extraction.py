@@ -9,8 +9,12 @@ imports any of them for untrusted data. DOCX and XLSX files are ZIP archives: th
 members are checked here (count, declared sizes, ratio, names) before the worker
 opens them.
 
-No module state is mutated, so ``extract`` is safe to call through
-``asyncio.to_thread`` from several tasks at once.
+Files are read from an open binary file, a piece at a time (``check`` at upload, ``extract_file``
+in the background: workspaces/reading.py), never loaded whole into this process: the worker gets
+the file as its stdin, and text is decoded piece by piece and refused as soon as it passes the
+character budget. ``extract`` does both on bytes already in memory.
+
+No module state is mutated, so these are safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -142,23 +146,25 @@ def _unsupported(data: bytes, filename: str, names: list[str] | None = None) -> 
     return ExtractionError("unsupported_type", message)
 
 
-def _decode_text(data: bytes) -> str | None:
+def _encoding(data: bytes) -> str:
+    return "utf-16" if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "utf-8-sig"
+
+
+def _decode_text(data: bytes, *, whole: bool = True) -> str | None:
     """The text if ``data`` looks like prose in UTF-8, UTF-16 with a BOM, or else Windows-1252
-    (`_not_utf8`), else None."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            text = data.decode("utf-16")  # consumes the BOM
-        except UnicodeDecodeError:
+    (`_not_utf8`), else None. ``whole=False``: ``data`` is a file's head, which may end inside a
+    character."""
+    encoding = _encoding(data)
+    if encoding == "utf-8-sig" and b"\x00" in data:
+        return None
+    try:
+        text = codecs.getincrementaldecoder(encoding)().decode(data, final=whole)
+    except UnicodeDecodeError:
+        if encoding == "utf-16":
             return None
-    else:
-        if b"\x00" in data:
+        text = _not_utf8(data)
+        if text is None:
             return None
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            text = _not_utf8(data)
-            if text is None:
-                return None
     if "\x00" in text:  # e.g. UTF-32 read as UTF-16
         return None
     if text and len(_CONTROL_CHARS.findall(text)) / len(text) > _MAX_CONTROL_RATIO:
@@ -190,26 +196,39 @@ def _not_utf8(data: bytes) -> str | None:
     return text
 
 
-def _zip_names(data: bytes) -> list[str] | None:
+def _zip_names(file) -> list[str] | None:
     """Member names from the central directory (nothing is decompressed), or None."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(file) as archive:
             return archive.namelist()
     except (zipfile.BadZipFile, ValueError, OSError):
         return None
 
 
+#: How much of a file tells its kind (and, for text, its encoding).
+HEAD_BYTES = 64 * 1024
+
+
 def sniff_kind(data: bytes, filename: str) -> str:
-    """Return "pdf", "docx", "xlsx", "markdown", "csv" or "text", judged by content.
+    """`sniff_file` for bytes in memory."""
+    return sniff_file(io.BytesIO(data), filename)
+
+
+def sniff_file(file, filename: str) -> str:
+    """Return "pdf", "docx", "xlsx", "markdown", "csv" or "text", judged by content (its head,
+    and a ZIP's central directory).
 
     The extension only chooses between the text kinds; a PDF named .txt is a
     PDF, and an executable named .pdf is refused with what it looks like.
     Raises ExtractionError ("unsupported_type", or "corrupt" for a damaged ZIP).
     """
+    file.seek(0)
+    data = file.read(HEAD_BYTES)
+    whole = len(data) < HEAD_BYTES
     if data.startswith(b"%PDF-"):
         return "pdf"
     if data.startswith(b"PK\x03\x04"):
-        names = _zip_names(data)
+        names = _zip_names(file)
         if names is None:
             raise ExtractionError(
                 "corrupt",
@@ -220,7 +239,7 @@ def sniff_kind(data: bytes, filename: str) -> str:
         if "[Content_Types].xml" in names and "xl/workbook.xml" in names:
             return "xlsx"
         raise _unsupported(data, filename, names)
-    if _decode_text(data) is None:
+    if _decode_text(data, whole=whole) is None:
         raise _unsupported(data, filename)
     suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
     if suffix in PROMISED_BY_EXTENSION and data.strip():  # text named .pdf, .docx or .xlsx
@@ -234,7 +253,7 @@ def sniff_kind(data: bytes, filename: str) -> str:
     return "text"
 
 
-def _check_zip(data: bytes, kind: str, limits: Limits) -> None:
+def _check_zip(file, kind: str, limits: Limits) -> None:
     """Refuse zip bombs and path tricks using only the central directory.
 
     Declared sizes are what count: zipfile never returns more than a member's
@@ -252,7 +271,8 @@ def _check_zip(data: bytes, kind: str, limits: Limits) -> None:
             limit = limits.zip_max_ratio
             raise bomb(f"{subject} expands {ratio:.0f} times (the limit is {limit:g})")
 
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    file.seek(0)
+    with zipfile.ZipFile(file) as archive:
         members = archive.infolist()
     if len(members) > limits.zip_max_members:
         raise bomb(f"it has {len(members)} parts (the limit is {limits.zip_max_members})")
@@ -297,8 +317,9 @@ _WORKER_REFUSALS = {
 _PARSED = ("pdf", "docx", "xlsx")
 
 
-def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None, int | None]:
-    """Parse ``data`` in a limited child process; return (text, pages, sheets)."""
+def _run_worker(kind: str, file, limits: Limits) -> tuple[str, int | None, int | None]:
+    """Parse ``file`` (an open binary file: its bytes become the child's stdin) in a limited
+    child process; return (text, pages, sheets)."""
     cpu_seconds = max(1, math.ceil(limits.timeout_s))
     command = [
         sys.executable, "-I", str(_WORKER), kind, str(limits.memory_bytes),
@@ -311,8 +332,10 @@ def _run_worker(kind: str, data: bytes, limits: Limits) -> tuple[str, int | None
     try:
         # No preexec_fn: it is unsafe with threads (asyncio.to_thread); the
         # worker sets its own rlimits before importing any parser.
+        file.seek(0)
+        stdin = {"stdin": file} if _has_fileno(file) else {"input": file.read()}
         done = subprocess.run(
-            command, input=data, capture_output=True, timeout=limits.timeout_s
+            command, **stdin, capture_output=True, timeout=limits.timeout_s
         )  # run() kills the child on expiry
     except subprocess.TimeoutExpired:
         raise too_slow from None
@@ -363,25 +386,89 @@ def _validate_csv(text: str) -> None:
         ) from None
 
 
-def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
-    """Check, identify and extract the text of one uploaded file.
+def _has_fileno(file) -> bool:
+    try:
+        file.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return False
+    return True
 
-    ``filename`` is only a hint for Markdown/CSV/plain text and is never used
-    as a path. Raises ExtractionError with a stable ``code`` and a message fit
-    to show the user.
-    """
-    if len(data) > limits.max_file_bytes:
-        raise ExtractionError(
-            "too_large",
-            f"This file is {_mb(len(data))}; the limit is {_mb(limits.max_file_bytes)}.",
-        )
-    kind = sniff_kind(data, filename)
+
+def _size(file) -> int:
+    file.seek(0, io.SEEK_END)
+    return file.tell()
+
+
+def check(file, filename: str, limits: Limits = Limits()) -> str:
+    """The quick checks an upload gets before it is accepted (its size, what it is, a ZIP's
+    central directory): returns its kind, or raises ExtractionError. Reads the file's head and
+    a ZIP's directory only."""
+    size = _size(file)
+    if size > limits.max_file_bytes:
+        raise ExtractionError("too_large", f"This file is {_mb(size)}; the limit is {_mb(limits.max_file_bytes)}.")
+    kind = sniff_file(file, filename)
     if kind in ("docx", "xlsx"):
-        _check_zip(data, kind, limits)
+        _check_zip(file, kind, limits)
+    return kind
+
+
+class _TooMuchText(Exception):
+    pass
+
+
+def _decode_file(file, limits: Limits) -> str | None:
+    """A text file's text, decoded a piece at a time: None when it does not read as text (as
+    `_decode_text` decides), ExtractionError("too_large") as soon as it passes the budget."""
+    file.seek(0)
+    head = file.read(HEAD_BYTES)
+    encoding = _encoding(head)
+    decoder = codecs.getincrementaldecoder(encoding)()
+    pieces, chars, piece = [], 0, head
+    try:
+        while piece:
+            if encoding == "utf-8-sig" and b"\x00" in piece:
+                return None
+            text = decoder.decode(piece)
+            chars += len(text)
+            if chars > limits.max_text_chars:
+                raise _TooMuchText
+            pieces.append(text)
+            piece = file.read(HEAD_BYTES)
+        pieces.append(decoder.decode(b"", final=True))
+        text = "".join(pieces)
+    except UnicodeDecodeError:
+        if encoding == "utf-16":
+            return None
+        # Not UTF-8 as a whole: damaged UTF-8, or Windows-1252. Only a file within the budget
+        # gets here whole (a character of either is at most four bytes).
+        if _size(file) > 4 * limits.max_text_chars:
+            raise _TooMuchText from None
+        file.seek(0)
+        text = _not_utf8(file.read())
+        if text is None:
+            return None
+    except _TooMuchText:
+        raise ExtractionError("too_large", f"This file contains more than {limits.max_text_chars:,} characters of "
+                                           "text, which is the limit.") from None
+    if "\x00" in text:
+        return None
+    if text and len(_CONTROL_CHARS.findall(text)) / len(text) > _MAX_CONTROL_RATIO:
+        return None
+    return text
+
+
+def extract_file(file, filename: str, limits: Limits = Limits(), *, kind: str | None = None) -> Extracted:
+    """Identify (unless `kind` was found by `check` already) and extract the text of one file,
+    open in binary mode. ``filename`` is only a hint for Markdown/CSV/plain text and is never
+    used as a path. Raises ExtractionError with a stable ``code`` and a message fit to show."""
+    kind = kind or check(file, filename, limits)
     if kind in _PARSED:
-        text, pages, sheets = _run_worker(kind, data, limits)
+        text, pages, sheets = _run_worker(kind, file, limits)
     else:
-        text, pages, sheets = _decode_text(data), None, None  # sniff_kind vouched for it
+        text, pages, sheets = _decode_file(file, limits), None, None
+        if text is None:
+            file.seek(0)
+            raise _unsupported(file.read(HEAD_BYTES), filename)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     if len(text) > limits.max_text_chars:
         raise ExtractionError(
@@ -395,12 +482,15 @@ def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
                               "text recognition (OCR) is not supported: upload a version with real text.")
     if kind == "csv":
         _validate_csv(text)
-    return Extracted(
-        kind=kind,
-        mime=MIME_TYPES[kind],
-        text=text,
-        sha256=hashlib.sha256(data).hexdigest(),
-        size=len(data),
-        pages=pages,
-        sheets=sheets,
-    )
+    digest, size = hashlib.sha256(), 0
+    file.seek(0)
+    while piece := file.read(HEAD_BYTES):
+        digest.update(piece)
+        size += len(piece)
+    return Extracted(kind=kind, mime=MIME_TYPES[kind], text=text, sha256=digest.hexdigest(), size=size,
+                     pages=pages, sheets=sheets)
+
+
+def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
+    """`extract_file` for bytes already in memory."""
+    return extract_file(io.BytesIO(data), filename, limits)

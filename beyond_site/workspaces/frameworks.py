@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pipeline.context import FrameworkEntry
 from pipeline.frameworks import Entry, Pack, load_packs, named_frameworks, pack_from_dict
 from pipeline.words import stem, topic_words
-from beyond_site.lib.prepared import Prepared
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.models import FrameworkPack
 
@@ -19,12 +18,11 @@ from beyond_site.workspaces.models import FrameworkPack
 #: each time cost more than the rest of the run's context.
 _imported: dict[str, tuple[object, Pack]] = {}
 _imported_lock = threading.Lock()
-_VERSIONS = Prepared(lambda: FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
 
 
 def imported_packs() -> dict[str, Pack]:
     """Every imported pack by key; built again only when its row changed since it was last read."""
-    versions = _VERSIONS.rows()
+    versions = list(FrameworkPack.objects.order_by("key").values_list("pk", "key", "updated_at"))
     stale = [pk for pk, key, changed in versions if _imported.get(key, (None,))[0] != (pk, changed)]
     built = {row.key: ((row.pk, row.updated_at), pack_from_dict(row.data))
              for row in FrameworkPack.objects.filter(pk__in=stale)} if stale else {}

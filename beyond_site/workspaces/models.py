@@ -13,7 +13,6 @@ from django.db import models
 from django.utils import timezone
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
-from beyond_site.lib.prepared import Param, Prepared, PreparedIn, insert_rows
 
 
 def default_frameworks() -> list[str]:
@@ -64,19 +63,16 @@ class WorkspaceBudget(models.Model):
     @classmethod
     def of(cls, workspace: Workspace) -> WorkspaceBudget:
         """The workspace's budget, or an unsaved one with no limit."""
-        found = _BUDGET.instances(workspace_id=workspace.pk)
-        if not found:
+        found = cls.objects.filter(workspace=workspace).first()
+        if found is None:
             return cls(workspace=workspace)
-        found[0].workspace = workspace
-        return found[0]
+        found.workspace = workspace
+        return found
 
     def limits(self) -> dict:
         """{limit: value} as plain JSON (the cost as a string, exact)."""
         return {name: (str(value) if name == "max_cost_per_run" and value is not None else value)
                 for name, value in ((n, getattr(self, n)) for n in self.LIMITS)}
-
-
-_BUDGET = Prepared(lambda: WorkspaceBudget.objects.filter(workspace_id=Param("workspace_id")).order_by()[:1])
 
 
 class Membership(models.Model):
@@ -157,9 +153,14 @@ class Memory(models.Model):
 class Document(models.Model):
     """A workspace file (conversation null) or an upload attached to one conversation.
 
-    The original bytes live in the content-addressed Blob named by `sha256`; the extracted text is
-    kept beside it.
+    The original bytes are stored on disk by `sha256` (workspaces/originals.py); the text read from
+    them is kept here once the file has been read, off the request that uploaded it
+    (workspaces/reading.py): until then the file is `reading`, and `failed` (with the reason) if
+    it could not be read. Only a `ready` file's text reaches a run.
     """
+
+    READING, READY, FAILED = "reading", "ready", "failed"
+    STATUSES = [(s, s) for s in (READING, READY, FAILED)]
 
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="documents")
     conversation = models.ForeignKey("workspaces.Conversation", models.CASCADE, null=True, blank=True,
@@ -175,6 +176,12 @@ class Document(models.Model):
     sheets = models.PositiveIntegerField(null=True, blank=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=8, choices=STATUSES, default=READY)
+    #: Why the file could not be read, in words fit to show its uploader.
+    failure = models.TextField(blank=True, default="")
+    #: Who is reading it (lib/leases.py).
+    lease_owner = models.CharField(max_length=100, null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["name", "id"]
@@ -223,17 +230,15 @@ class Blob(models.Model):
         three queries at most, one when every part is already stored and kept."""
         if not items:
             return
-        stored = dict(_STORED_BLOBS.rows(list(items)))  # {sha256: kept_for_audit}
-        new = [{"sha256": digest, "size": len(data), "data": data, "kept_for_audit": True}
+        stored = dict(cls.objects.filter(sha256__in=list(items)).values_list("sha256", "kept_for_audit"))
+        new = [cls(sha256=digest, size=len(data), data=data, kept_for_audit=True)
                for digest, data in items.items() if digest not in stored]
         if new:
-            insert_rows(cls, new, ignore_conflicts=True)
+            cls.objects.bulk_create(new, ignore_conflicts=True)
         not_kept = [digest for digest, kept in stored.items() if not kept]
         if not_kept:
             cls.objects.filter(sha256__in=not_kept, kept_for_audit=False).update(kept_for_audit=True)
 
-
-_STORED_BLOBS = PreparedIn(lambda shas: Blob.objects.filter(sha256__in=shas).values_list("sha256", "kept_for_audit"))
 
 
 class DocumentChunk(models.Model):

@@ -83,7 +83,7 @@ class Daphne:
 def server_env(db: Path) -> dict:
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DJANGO_SECRET_KEY": "browser-tests",
            "DJANGO_DEBUG": "false", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost", "BEYOND_PROVIDER": "offline",
-           "DJANGO_SETTINGS_MODULE": "beyond_site.settings"}
+           "DJANGO_SETTINGS_MODULE": "beyond_site.settings", "BEYOND_FILES_DIR": str(db.parent / "originals")}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     env.pop("REDIS_URL", None)
     return env

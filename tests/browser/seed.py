@@ -15,7 +15,7 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from beyond_site.workspaces.models import Conversation  # noqa: E402
-from beyond_site.runs.services import start_run  # noqa: E402
+from beyond_site.runs.queue import start_run  # noqa: E402
 from beyond_site.workspaces.models import Membership, Memory, Workspace  # noqa: E402
 from tests.browser import seed_admin  # noqa: E402
 

@@ -8,7 +8,8 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
+from beyond_site.workspaces import members
 from beyond_site.workspaces.models import Invitation, Membership, Workspace
 
 PASSWORD = "correct horse battery staple"
@@ -25,8 +26,8 @@ def main() -> dict:
     Membership.objects.create(user=dave, workspace=team, role=Membership.AUDITOR)
     alice = User.objects.get(username="alice")
     Membership.objects.create(user=alice, workspace=team, role=Membership.MEMBER)
-    services.add_document(team, "access-policy.md", b"# Access policy\n\nManagers approve every access request.",
+    knowledge.add_document(team, "access-policy.md", b"# Access policy\n\nManagers approve every access request.",
                           user=carol)
-    _, expired = services.create_invitation(team, Membership.MEMBER, user=carol, days=1, note="late")
+    _, expired = members.create_invitation(team, Membership.MEMBER, user=carol, days=1, note="late")
     Invitation.objects.filter(note="late").update(expires_at=timezone.now() - timedelta(minutes=1))
     return {"expired_token": expired}

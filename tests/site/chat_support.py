@@ -7,7 +7,7 @@ from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.workspaces.models import Conversation
 from beyond_site.runs.recorder import EventRecorder
-from beyond_site.runs.services import start_run
+from beyond_site.runs.queue import start_run
 from beyond_site.workspaces.models import Membership, Workspace
 from tests import scripting
 

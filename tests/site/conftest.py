@@ -1,7 +1,36 @@
 """Fixtures shared by the site tests: two tenants, and an auditor of the first."""
+import asyncio
+import threading
+
 import pytest
 
+from beyond_site.runs import jobs
+from beyond_site.runtime import process
 from beyond_site.workspaces.models import Membership, Workspace
+
+
+@pytest.fixture(autouse=True)
+def no_background_home_left_behind():
+    """A test that started the runtime's background work on its own loop (a websocket through
+    the ASGI application does) leaves no home for the next test: runs stay queued unless a test
+    serves them."""
+    yield
+    jobs.serve_here(None)
+    process._background.clear()
+
+
+@pytest.fixture
+def server_loop():
+    """An event loop on a thread of its own that executes the work this process defers, as the
+    embedded server's does (runs/jobs.py): for tests that drive views synchronously."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="test-server-loop", daemon=True)
+    thread.start()
+    jobs.serve_here(loop)
+    yield loop
+    jobs.serve_here(None)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=10)
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Helpers shared by the context and workspace tests (no tests here)."""
 from __future__ import annotations
 
-from beyond_site.runs.services import start_run
+from beyond_site.runs.queue import start_run
 from beyond_site.workspaces.models import Blob, Conversation, Document, DocumentChunk, Memory, Message, Workspace
 from pipeline.context import render_context
 from pipeline.topology import parse_shorthand

@@ -36,8 +36,9 @@ from beyond_site.asgi import application
 from beyond_site.runs.jobs import RUN_TASK
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.reaping import JOB_ENDED, WORKER_SILENT, interrupted
-from beyond_site.runs.runners import job_owner
-from beyond_site.runs.services import claim_next_run, claim_run, request_stop, ring_doorbell, start_run
+from beyond_site.lib.runners import job_owner
+from beyond_site.runs.bells import ring_doorbell
+from beyond_site.runs.queue import claim_next_run, claim_run, request_stop, start_run
 from beyond_site.runs.tasks import reap_interrupted_runs
 from beyond_site.workspaces.models import Conversation
 from pipeline.topology import parse_shorthand

@@ -7,7 +7,7 @@ import pytest
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpResponse
 
-from beyond_site.lib.admission import AdmittingASGIHandler
+from beyond_site.runtime.admission import AdmittingASGIHandler
 
 
 async def test_requests_past_the_limit_wait_their_turn_and_are_all_answered(monkeypatch):
@@ -128,7 +128,7 @@ async def test_a_request_cancelled_inside_a_sync_middleware_still_checks_its_con
     from asgiref.current_thread_executor import CurrentThreadExecutor
     from asgiref.sync import AsyncToSync
 
-    from beyond_site.lib import admission
+    from beyond_site.runtime import admission
 
     checked = []
     monkeypatch.setattr(admission, "close_old_connections",

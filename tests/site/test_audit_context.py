@@ -5,7 +5,7 @@ import pytest
 
 from beyond_site.runs.models import ModelCall
 from beyond_site.runs.contexts import context_messages
-from beyond_site.workspaces.services import add_memory
+from beyond_site.workspaces.knowledge import add_memory
 from tests.scripting import PASS, fail
 from tests.site.audit_support import run_task
 

@@ -14,7 +14,7 @@ from django.test import Client
 
 from beyond_site.asgi import application
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceBudget
-from beyond_site.workspaces.services import set_budget
+from beyond_site.workspaces.configuration import set_budget
 from tests.site.chat_support import workspace_with
 from tests.site.test_request_bodies import KB, call
 

@@ -88,7 +88,7 @@ def test_a_nul_character_in_a_file_name_never_reaches_the_database(member):
 
 
 def test_add_document_refuses_a_name_with_a_nul_character(member):
-    from beyond_site.workspaces.services import DocumentRefused, add_document
+    from beyond_site.workspaces.knowledge import DocumentRefused, add_document
     with pytest.raises(DocumentRefused, match="NUL characters"):
         add_document(Workspace.objects.get(slug="acme"), f"a{NUL}b.txt", b"Scope.")
 

@@ -18,8 +18,9 @@ from beyond_site.exports.document import build
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.services import claim_run, execute_run, start_run
-from beyond_site.workspaces import services
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
+from beyond_site.workspaces import configuration
 from beyond_site.workspaces.models import Conversation, Message, WorkspaceBudget, WorkspaceEvent
 from pipeline.topology import parse_shorthand
 from tests import scripting
@@ -96,7 +97,7 @@ def test_the_settings_page_has_a_budgets_form_for_admins(acme, alice, bob):
 # ---------------------------------------------------------------------------- caps on submissions
 
 def test_a_submission_over_the_daily_cap_is_refused_before_a_run_exists(acme, bob):
-    services.set_budget(acme, {"max_runs_per_user_per_day": 2})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": 2})
     assert send(bob, "one").status_code == send(bob, "two").status_code == 200
     Run.objects.update(status=Run.COMPLETED)  # finished: only the daily cap is in the way
     response = send(bob, "three")
@@ -107,20 +108,20 @@ def test_a_submission_over_the_daily_cap_is_refused_before_a_run_exists(acme, bo
 
 
 def test_the_daily_cap_is_a_rolling_24_hours(acme, bob):
-    services.set_budget(acme, {"max_runs_per_user_per_day": 1})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": 1})
     send(bob, "yesterday")
     Run.objects.update(status=Run.COMPLETED, created_at=timezone.now() - timedelta(hours=25))
     assert send(bob, "today").status_code == 200 and Run.objects.count() == 2
 
 
 def test_a_replayed_submission_is_not_a_new_one(acme, bob):
-    services.set_budget(acme, {"max_runs_per_user_per_day": 1})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": 1})
     send(bob, "one", key="k1")
     assert send(bob, "one", key="k1").status_code == 200 and Run.objects.count() == 1
 
 
 def test_the_in_flight_caps_count_queued_and_running_runs(acme, alice, bob):
-    services.set_budget(acme, {"max_runs_in_flight_per_user": 1, "max_runs_in_flight_per_workspace": 2})
+    configuration.set_budget(acme, {"max_runs_in_flight_per_user": 1, "max_runs_in_flight_per_workspace": 2})
     assert send(bob, "one").status_code == 200
     refused = send(bob, "two")
     assert refused.status_code == 429 and "at most 1 run queued or running at once" in refused.content.decode()
@@ -143,9 +144,9 @@ def test_submissions_take_turns_on_the_workspace_only_when_it_caps_them(acme, bo
         return sum('FROM "workspaces_workspace"' in q["sql"] for q in seen.captured_queries)
 
     assert workspace_reads("no cap: nothing to count, no turn to take") == 0
-    services.set_budget(acme, {"max_runs_per_user_per_day": 5})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": 5})
     assert workspace_reads("capped: counted under the workspace's lock") == 1
-    services.set_budget(acme, {"max_runs_per_user_per_day": None, "max_tokens_per_run": 1000})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": None, "max_tokens_per_run": 1000})
     assert workspace_reads("a per-run limit caps no submission") == 0
 
 
@@ -153,14 +154,14 @@ def test_an_uncapped_submission_reads_the_budget_once(acme, bob):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    services.set_budget(acme, {"max_tokens_per_run": 1000})  # a budget, capping no submission
+    configuration.set_budget(acme, {"max_tokens_per_run": 1000})  # a budget, capping no submission
     with CaptureQueriesContext(connection) as seen:
         start_run(acme, "one read of the budget", user=bob)
     assert sum('FROM "workspaces_workspacebudget"' in q["sql"] for q in seen.captured_queries) == 1
 
 
 def test_beyond_run_over_the_workspace_cap_is_a_command_error_and_no_run(acme, bob, tmp_path):
-    services.set_budget(acme, {"max_runs_in_flight_per_workspace": 1})
+    configuration.set_budget(acme, {"max_runs_in_flight_per_workspace": 1})
     send(bob, "queued")
     with pytest.raises(CommandError, match="^budget: this workspace runs at most 1 run at once"):
         call_command("beyond_run", "--workspace", "acme", "--task", "x", "--provider", "offline",
@@ -169,7 +170,7 @@ def test_beyond_run_over_the_workspace_cap_is_a_command_error_and_no_run(acme, b
 
 
 def test_start_run_refuses_with_a_budget_reason(acme, bob):
-    services.set_budget(acme, {"max_runs_per_user_per_day": 0})
+    configuration.set_budget(acme, {"max_runs_per_user_per_day": 0})
     with pytest.raises(BudgetRefused) as caught:
         start_run(acme, "x", user=bob)
     assert str(caught.value).startswith("budget: ") and Run.objects.count() == 0
@@ -183,7 +184,7 @@ def used(content: str, tokens: int) -> dict:
 
 def test_a_run_over_its_token_budget_halts_and_its_page_trace_and_export_say_so(acme, bob, tmp_path, settings):
     settings.BEYOND_STEP_CONCURRENCY = 1  # step by step: step 1 is released before step 2 goes over
-    services.set_budget(acme, {"max_tokens_per_run": 1000})
+    configuration.set_budget(acme, {"max_tokens_per_run": 1000})
     path = scripting.write(tmp_path, scripting.script({
         1: {"executor": [used("Part one.", 100)], "verifier": [used(PASS, 100)]},
         2: {"executor": [used("Part two.", 5000)], "verifier": [used(PASS, 100)]},

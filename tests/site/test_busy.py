@@ -10,7 +10,7 @@ from psycopg_pool import PoolTimeout
 from beyond_site.asgi import application
 from beyond_site.chat import fragments
 from beyond_site.workspaces.models import Membership
-from tests.site.chat_support import ORIGIN, new_run, session_headers
+from tests.site.chat_support import ORIGIN, brief_ready, new_run, record, session_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,6 +84,7 @@ async def test_the_handshake_needs_no_database_and_a_busy_user_lookup_is_try_aga
         assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 1013}
         await comm.disconnect()
     monkeypatch.undo()
+    await database_sync_to_async(record)(run, brief_ready())  # something to show
     comm = WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=[ORIGIN, *headers])
     assert (await comm.connect())[0]
     assert "run-" in (await comm.receive_output(timeout=5))["text"]  # the snapshot, for alice

@@ -166,9 +166,10 @@ def test_a_report_running_elsewhere_is_left_alone_until_its_runner_falls_silent(
     path = verifier_script(tmp_path, PASS)
     first, _ = calibrate("--provider", f"scripted:{path}", "--drafts", "10", "--max-calls", "2")
     running = CalibrationReport.objects.filter(pk=first["report"]["id"])
-    running.update(status="running", runner="elsewhere:1:0.0", heartbeat_at=timezone.now())
+    running.update(status="running", lease_owner="elsewhere:1:0.0",
+                   lease_expires_at=timezone.now() + timedelta(seconds=settings.BEYOND_RUN_LEASE_S))
     with pytest.raises(CommandError, match="is being run by elsewhere:1:0.0"):
         calibrate("--resume", str(first["report"]["id"]))
-    running.update(heartbeat_at=timezone.now() - timedelta(seconds=settings.BEYOND_RUN_LEASE_S + 1))
+    running.update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     resumed, _ = calibrate("--resume", str(first["report"]["id"]))
     assert resumed["report"]["status"] == "completed"

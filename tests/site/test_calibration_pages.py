@@ -141,7 +141,7 @@ def wait_for(report_id: int, status: str, timeout: float = 30.0) -> CalibrationR
     raise AssertionError(f"report {report_id} is {report.status}, not {status}")
 
 
-def test_an_admin_starts_a_calibration_from_the_page(people, acme, tmp_path):
+def test_an_admin_starts_a_calibration_from_the_page(people, acme, tmp_path, server_loop):
     role = {"provider": "scripted", "path": str(verifier_script(tmp_path, FLAG))}
     acme.topology = {r: role for r in ("planner", "executor", "verifier", "summarizer")}
     acme.save()
@@ -155,7 +155,7 @@ def test_an_admin_starts_a_calibration_from_the_page(people, acme, tmp_path):
     assert f'id="report-{report.pk}" data-status="completed"' in page
 
 
-def test_a_stopped_report_is_resumed_from_the_page(people, acme, tmp_path):
+def test_a_stopped_report_is_resumed_from_the_page(people, acme, tmp_path, server_loop):
     path = verifier_script(tmp_path, PASS)
     first, _ = calibrate("--provider", f"scripted:{path}", "--drafts", "10", "--max-calls", "3")
     report = CalibrationReport.objects.get(pk=first["report"]["id"])

@@ -9,7 +9,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from beyond_site.lib.chaining import GENESIS, link_hash
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import members
 from beyond_site.workspaces.changelog import record_change, verify_changes
 from beyond_site.workspaces.models import AppendOnlyChangeError, Invitation, Membership, Workspace, WorkspaceEvent
 from tests.site.chat_support import client_for, workspace_with
@@ -110,7 +111,7 @@ def test_invitations_created_withdrawn_and_accepted(acme, alice, dave):
     revoked = last("invitation_revoked")
     assert by(revoked, alice) and (revoked.before, revoked.after) == ("pending", "revoked")
 
-    _, token = services.create_invitation(acme, "member", user=alice)
+    _, token = members.create_invitation(acme, "member", user=alice)
     client_for(dave).post(f"/invitations/{token}/accept/")
     accepted = last("invitation_accepted")
     assert by(accepted, dave) and (accepted.before, accepted.after) == (None, "member")
@@ -128,15 +129,15 @@ def test_a_workspace_made_in_the_app(alice):
 def test_a_change_that_fails_writes_no_row(acme, alice):
     count = WorkspaceEvent.objects.count()
     membership = Membership.objects.get(workspace=acme, user=alice)
-    with pytest.raises(services.LastAdminError):
-        services.change_role(membership, "member", user=alice)
+    with pytest.raises(members.LastAdminError):
+        members.change_role(membership, "member", user=alice)
     assert WorkspaceEvent.objects.count() == count
     assert Membership.objects.get(pk=membership.pk).role == "admin"
 
 
 def test_a_change_that_changes_nothing_writes_no_row(acme, alice):
-    services.set_research_default(acme, False, user=alice)
-    services.set_budget(acme, {"max_tokens_per_run": None}, user=alice)
+    configuration.set_research_default(acme, False, user=alice)
+    configuration.set_budget(acme, {"max_tokens_per_run": None}, user=alice)
     assert not WorkspaceEvent.objects.exists()
 
 
@@ -291,7 +292,7 @@ def test_rows_refuse_to_be_saved_again_or_deleted(acme, alice):
 
 def test_the_chain_outlives_a_deleted_user(acme, alice, dave):
     workspace_with("globex", admin=alice, member=dave)
-    services.add_existing_member(acme, "dave", "member", user=alice)
+    members.add_existing_member(acme, "dave", "member", user=alice)
     record_change(acme, dave, "memory_deleted", before="a fact")
     dave.delete()
     row = last("memory_deleted")

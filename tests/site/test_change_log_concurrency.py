@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
 from beyond_site.workspaces.changelog import record_change, verify_changes
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
@@ -50,7 +50,7 @@ def test_rows_recorded_at_once_take_the_next_numbers_in_turn():
 
 def test_concurrent_changes_in_one_workspace_form_one_chain():
     acme = Workspace.objects.create(slug="acme", name="Acme")
-    at_once(lambda n, i: services.set_budget(acme, {"max_tokens_per_run": 1000 * n + i + 1}))
+    at_once(lambda n, i: configuration.set_budget(acme, {"max_tokens_per_run": 1000 * n + i + 1}))
     seqs = list(WorkspaceEvent.objects.filter(workspace=acme).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, THREADS * EACH + 1))
     assert verify_changes(acme) == []

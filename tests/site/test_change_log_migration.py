@@ -25,10 +25,9 @@ def migrate(targets):
 
 @pytest.fixture(autouse=True)
 def latest_schema_after():
-    """The tests after this one need today's schema (later migrations add columns), not 0007's."""
+    """The tests after this one meet the schema the models describe (later migrations add columns)."""
     yield
     executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
 
 
@@ -49,7 +48,8 @@ def test_existing_rows_are_chained_in_the_order_they_were_written():
             OldEvent.objects.filter(pk=row.pk).update(at=early + dt.timedelta(minutes=n))
     finally:
         migrate(AFTER)
-    acme, globex = Workspace.objects.get(slug="acme"), Workspace.objects.get(slug="globex")
+    # Only the columns migration 0007 knows: later ones are not applied yet.
+    acme, globex = (Workspace.objects.only("id", "slug").get(slug=slug) for slug in ("acme", "globex"))
     first, second = WorkspaceEvent.objects.filter(workspace=acme).order_by("seq")
     assert (first.seq, first.action, first.before, first.after, first.detail) == (
         1, "research_default_changed", False, True, {})

@@ -8,7 +8,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import knowledge
+from beyond_site.workspaces import members
 from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.models import WorkspaceEvent
 from tests.site.chat_support import client_for, workspace_with
@@ -30,7 +32,7 @@ def rows_of(html: str) -> list[str]:
 
 
 def test_auditors_and_admins_read_it_members_and_strangers_do_not(acme, alice, bob, carol, dave):
-    services.set_research_default(acme, True, user=alice)
+    configuration.set_research_default(acme, True, user=alice)
     assert client_for(carol).get(URL).status_code == 200
     assert client_for(alice).get(URL).status_code == 200
     assert client_for(bob).get(URL).status_code == 403
@@ -40,7 +42,7 @@ def test_auditors_and_admins_read_it_members_and_strangers_do_not(acme, alice, b
 
 def test_another_workspace_is_a_404_and_its_changes_never_show(acme, alice, carol, dave):
     globex = workspace_with("globex", admin=dave)
-    services.rename_workspace(globex, "Globex secret name", user=dave)
+    configuration.rename_workspace(globex, "Globex secret name", user=dave)
     assert client_for(carol).get("/w/globex/audit/changes/").status_code == 404
     assert "Globex secret name" not in client_for(carol).get(URL).content.decode()
 
@@ -62,9 +64,9 @@ def test_members_are_shown_no_link_to_pages_they_may_not_read_on_any_audit_page(
 
 
 def test_it_shows_who_when_what_and_before_after_readably(acme, alice, carol):
-    services.set_budget(acme, {"max_tokens_per_run": 40000}, user=alice)
-    services.set_enabled_frameworks(acme, ["gdpr"], user=alice)
-    services.add_member(acme, "erin", "auditor", create_user=True)  # as a command would
+    configuration.set_budget(acme, {"max_tokens_per_run": 40000}, user=alice)
+    configuration.set_enabled_frameworks(acme, ["gdpr"], user=alice)
+    members.add_member(acme, "erin", "auditor", create_user=True)  # as a command would
     html = client_for(carol).get(URL).content.decode()
     row = WorkspaceEvent.objects.get(action="budget_changed")
     assert f'title="{row.at.isoformat(timespec="microseconds")}"' in html
@@ -77,9 +79,9 @@ def test_it_shows_who_when_what_and_before_after_readably(acme, alice, carol):
 
 
 def test_filters_by_kind_who_and_date(acme, alice, carol):
-    services.set_budget(acme, {"max_tokens_per_run": 1000}, user=alice)
-    services.set_research_default(acme, True, user=carol)  # not possible from the page; fine for the log
-    services.rename_workspace(acme, "Acme Ltd")  # a command
+    configuration.set_budget(acme, {"max_tokens_per_run": 1000}, user=alice)
+    configuration.set_research_default(acme, True, user=carol)  # not possible from the page; fine for the log
+    configuration.rename_workspace(acme, "Acme Ltd")  # a command
     client = client_for(carol)
     assert rows_of(client.get(URL, {"kind": "budget"}).content.decode()) == ["1"]
     assert rows_of(client.get(URL, {"kind": "settings"}).content.decode()) == ["3", "2"]
@@ -115,9 +117,9 @@ def test_pages_of_fifty_newest_first_in_a_constant_number_of_queries(acme, alice
 
 
 def test_names_and_values_are_escaped(acme, alice, carol):
-    services.add_member(acme, "<script>alert(1)</script>", "member", create_user=True)
-    memory = services.add_memory(acme, "plain fact", user=alice)
-    services.edit_memory(memory, "<img src=x onerror=alert(2)>", user=alice)
+    members.add_member(acme, "<script>alert(1)</script>", "member", create_user=True)
+    memory = knowledge.add_memory(acme, "plain fact", user=alice)
+    knowledge.edit_memory(memory, "<img src=x onerror=alert(2)>", user=alice)
     html = client_for(carol).get(URL).content.decode()
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<img src=x" not in html and "&lt;img src=x onerror=alert(2)&gt;" in html

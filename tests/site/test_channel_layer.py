@@ -1,5 +1,5 @@
 """The embedded channel layer sweeps for expired messages and memberships once a second, not at
-every call (lib/channel_layer.py), and still expires them."""
+every call (runtime/channel_layer.py), and still expires them."""
 from __future__ import annotations
 
 import asyncio
@@ -7,7 +7,7 @@ import asyncio
 from channels import layers
 from channels.layers import get_channel_layer
 
-from beyond_site.lib.channel_layer import InMemoryChannelLayer
+from beyond_site.runtime.channel_layer import InMemoryChannelLayer
 
 
 def test_the_embedded_deployment_uses_it():

@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
+from channels.testing import ApplicationCommunicator, WebsocketCommunicator
 
 from pipeline import events as ev
 from pipeline.events import Event
+from django.utils import timezone
+
 from beyond_site.asgi import application
+from beyond_site.runs import jobs
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import ring_doorbell
+from beyond_site.runs.bells import ring_doorbell
 from beyond_site.workspaces.models import Membership
 from tests.site.chat_support import (HOST, ORIGIN, brief_ready, new_run, record, released, session_headers,
                                      workspace_with)
@@ -164,18 +168,18 @@ async def test_inbound_frames_do_not_bypass_the_membership_check(running, alice)
     assert await comm.receive_output() == {"type": "websocket.close", "code": 4403}
 
 
-async def test_opening_a_run_starts_the_sweeper_that_fails_runs_a_restart_interrupted(alice, settings):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from beyond_site.runs import services
-
+async def test_the_servers_start_runs_the_sweeper_that_fails_runs_a_restart_interrupted(alice, settings):
+    # The runtime's background work starts with the server (daphne's reactor, or ASGI's lifespan
+    # startup as here: runtime/process.py); its first sweep fails the runs a restart left, and
+    # an open page says so.
     settings.BEYOND_RUN_IN_PROCESS = True
     workspace = await database_sync_to_async(workspace_with)("acme", member=alice)
     run = await database_sync_to_async(new_run)(workspace, alice)
     await database_sync_to_async(Run.objects.filter(pk=run.pk).update)(
         status=Run.RUNNING, lease_owner="a-dead-server", lease_expires_at=timezone.now() - timedelta(seconds=5))
+    lifespan = ApplicationCommunicator(application, {"type": "lifespan"})
+    await lifespan.send_input({"type": "lifespan.startup"})
+    assert await lifespan.receive_output() == {"type": "lifespan.startup.complete"}
     communicator = await connect(run, alice)
     try:
         for _ in range(50):
@@ -185,8 +189,9 @@ async def test_opening_a_run_starts_the_sweeper_that_fails_runs_a_restart_interr
         assert 'data-run-status="failed"' in message
     finally:
         await communicator.disconnect()
-        if services._sweeper:
-            services._sweeper.cancel()
+        await lifespan.send_input({"type": "lifespan.shutdown"})
+        assert await lifespan.receive_output() == {"type": "lifespan.shutdown.complete"}
+        jobs.serve_here(None)
 
 
 async def test_a_page_that_hears_nothing_reads_anyway_so_a_lost_last_bell_still_ends_it(running, alice, settings):

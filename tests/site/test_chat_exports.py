@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.runs.services import conversation_title, start_run
+from beyond_site.runs.queue import conversation_title, start_run
 from beyond_site.workspaces.models import Conversation
 from tests import scripting
 from tests.browser.scenarios import EVIL

@@ -10,7 +10,7 @@ from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.chat import fragments
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import claim_run
+from beyond_site.runs.queue import claim_run
 from tests.site.chat_support import brief_ready, new_run, record, released, workspace_with
 
 

@@ -10,7 +10,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from beyond_site.runs import jobs
 from beyond_site.runs.models import Run
+from beyond_site.workspaces.reading import READ_TASK
 from beyond_site.workspaces.models import Conversation
 from beyond_site.workspaces.models import Document, Memory
 from tests.site.chat_support import client_for, new_run, workspace_with
@@ -158,7 +160,13 @@ def test_uploads_attach_files_and_report_refusals_by_name(alice, acme):
     assert response["HX-Push-Url"] == f"/w/acme/c/{document.conversation_id}/"
     preview = f"/w/acme/files/{document.pk}/"  # the chip opens what Beyond read from the file
     assert f'<a class="file-chip-name" href="{preview}"' in html
+    # Answered before the file was read: the chip says so, and asks for the list again meanwhile.
+    assert document.status == Document.READING and "reading…" in html and 'hx-trigger="every 1s"' in html
+    assert "still being read" in client.get(preview).content.decode()
+    jobs.run_now(READ_TASK, document_id=document.pk)  # what the server's background does, here
     assert "Our scope is the Paris office." in client.get(preview).content.decode()
+    listed = client.get(f"/w/acme/c/{document.conversation_id}/uploads/", **HTMX).content.decode()
+    assert "reading…" not in listed and "every 1s" not in listed
 
 
 def test_members_add_edit_and_delete_memories(alice, acme):
@@ -327,7 +335,7 @@ def test_the_sidebar_pages_to_older_conversations(alice, acme):
 
 def test_a_long_conversation_shows_the_latest_exchanges_and_pages_back(alice, acme):
     from beyond_site.chat import views
-    from beyond_site.runs.services import start_run
+    from beyond_site.runs.queue import start_run
 
     conversation = Conversation.objects.create(workspace=acme, title="Long", created_by=alice)
     for n in range(views.EXCHANGES_PER_PAGE + 3):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Workspace
@@ -23,10 +23,10 @@ TASK = "Draft a backup and restore procedure with offsite retention"
 @pytest.fixture
 def workspace():
     workspace = Workspace.objects.create(slug="acme", name="Acme Clinics")
-    services.add_memory(workspace, "MEMORY-MARKER: Acme runs three clinics in Lyon.")
+    knowledge.add_memory(workspace, "MEMORY-MARKER: Acme runs three clinics in Lyon.")
     for n in range(6):
-        services.add_document(workspace, f"garden-{n}.md", paragraphs(UNRELATED, 40, seed=n).encode())
-    services.add_document(workspace, "zz-backups.md", paragraphs(ON_TOPIC, 8).encode())
+        knowledge.add_document(workspace, f"garden-{n}.md", paragraphs(UNRELATED, 40, seed=n).encode())
+    knowledge.add_document(workspace, "zz-backups.md", paragraphs(ON_TOPIC, 8).encode())
     return workspace
 
 
@@ -64,8 +64,8 @@ def test_a_tiny_budget_still_keeps_memories_and_the_conversation(workspace):
 def test_it_prefers_uploads_of_this_conversation_and_ignores_other_conversations(workspace):
     mine = conversation_with_history(workspace)
     other = conversation_with_history(workspace)
-    services.add_document(workspace, "mine.txt", b"UPLOAD-MARKER about gardens and soil", conversation=mine)
-    services.add_document(workspace, "theirs.txt", b"OTHER-CONVERSATION-MARKER backup", conversation=other)
+    knowledge.add_document(workspace, "mine.txt", b"UPLOAD-MARKER about gardens and soil", conversation=mine)
+    knowledge.add_document(workspace, "theirs.txt", b"OTHER-CONVERSATION-MARKER backup", conversation=other)
     ctx = assemble_context(queued_run(workspace, TASK, mine), budget=3000)
     assert [d.name for d in ctx.uploads] == ["mine.txt"]
     assert "OTHER-CONVERSATION-MARKER" not in rendered(ctx)

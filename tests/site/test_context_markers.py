@@ -16,8 +16,9 @@ from channels.db import database_sync_to_async
 
 from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import claim_run, execute_run, start_run
-from beyond_site.workspaces import services
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 from pipeline import prompts
 from tests import scripting
@@ -75,10 +76,10 @@ def everything_sent(body: dict) -> str:
 def workspace(monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test-dummy")
     workspace = Workspace.objects.create(slug="acme", name="Acme", topology=TOPOLOGY)
-    services.add_memory(workspace, f"Acme's DPO is Jane Roe ({MARKERS['memory']}).")
-    services.add_document(workspace, "policy.md", f"# Policy\n\nAccess is reviewed ({MARKERS['markdown']}).".encode())
-    services.add_document(workspace, "suppliers.docx", docx_with(MARKERS["docx"]))
-    services.add_document(workspace, "scope.pdf", make_pdf(f"ISMS scope {MARKERS['pdf']}"))
+    knowledge.add_memory(workspace, f"Acme's DPO is Jane Roe ({MARKERS['memory']}).")
+    knowledge.add_document(workspace, "policy.md", f"# Policy\n\nAccess is reviewed ({MARKERS['markdown']}).".encode())
+    knowledge.add_document(workspace, "suppliers.docx", docx_with(MARKERS["docx"]))
+    knowledge.add_document(workspace, "scope.pdf", make_pdf(f"ISMS scope {MARKERS['pdf']}"))
     return workspace
 
 
@@ -121,7 +122,7 @@ async def test_conversation_history_and_uploads_reach_the_planner_and_executors_
     def conversation_with_upload():
         conversation = Conversation.objects.create(workspace=workspace, title="Access", created_by=alice)
         Message.objects.create(conversation=conversation, text="Earlier: HISTORY-MARKER-4715")
-        services.add_document(workspace, "notes.txt", b"Uploaded note UPLOAD-MARKER-4716", conversation=conversation)
+        knowledge.add_document(workspace, "notes.txt", b"Uploaded note UPLOAD-MARKER-4716", conversation=conversation)
         return conversation
 
     conversation = await database_sync_to_async(conversation_with_upload)()

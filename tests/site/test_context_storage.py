@@ -10,7 +10,7 @@ from django.db.models import Sum
 
 from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.models import Run
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.models import Blob, Workspace
 from tests import scripting
 from tests.scripting import PASS
@@ -22,8 +22,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def workspace():
     workspace = Workspace.objects.create(slug="acme", name="Acme")
-    services.add_memory(workspace, "Acme runs three clinics.")
-    services.add_document(workspace, "backups.md", ("FACT-BACKUP-KEY " + paragraphs(ON_TOPIC, 400)).encode())
+    knowledge.add_memory(workspace, "Acme runs three clinics.")
+    knowledge.add_document(workspace, "backups.md", ("FACT-BACKUP-KEY " + paragraphs(ON_TOPIC, 400)).encode())
     return workspace
 
 
@@ -44,7 +44,7 @@ def test_a_memory_added_between_two_runs_does_not_store_the_documents_again(work
     assert document_bytes > 100_000
     run_once(tmp_path, "one.json")
     before = stored_bytes(), Blob.objects.count()
-    services.add_memory(workspace, "A new fact: backups are tested monthly.")
+    knowledge.add_memory(workspace, "A new fact: backups are tested monthly.")
     run_once(tmp_path, "two.json")
     growth = stored_bytes() - before[0]
     assert growth < 20_000, growth  # prompts, memories, brief and drafts; not the 100 kB document

@@ -9,8 +9,12 @@ from channels.db import database_sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from pipeline.context import render_context
+from beyond_site.runs import jobs
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run, starting
+from beyond_site.workspaces.reading import READ_TASK
 from beyond_site.workspaces.models import Conversation, Document, Membership, Workspace
 from tests.site.context_support import workspace_state
 from tests.site.test_context_markers import TOPOLOGY, FakeOpenRouter, everything_sent
@@ -45,6 +49,8 @@ async def test_an_uploaded_inventory_reaches_the_planner_and_executors_as_table_
     response = await database_sync_to_async(upload)(alice, "inventory.xlsx", inventory_xlsx("SHEET-MARKER-4720"))
     assert response.status_code == 200 and b"Attached: inventory.xlsx" in response.content
     conversation = await database_sync_to_async(Conversation.objects.get)(workspace=workspace)
+    document = await database_sync_to_async(Document.objects.get)()
+    await database_sync_to_async(jobs.run_now)(READ_TASK, document_id=document.pk)  # the background's reading
     fake = FakeOpenRouter(n_steps=2)
     run, _ = await database_sync_to_async(start_run)(workspace, "Draft our asset register", user=alice,
                                                      conversation=conversation)
@@ -61,7 +67,6 @@ async def test_an_uploaded_inventory_reaches_the_planner_and_executors_as_table_
 
 @pytest.mark.parametrize("name,build,words", [
     ("bomb.xlsx", bomb_xlsx, "This Excel workbook was refused because"),
-    ("huge.xlsx", huge_dimension_xlsx, "which is the limit"),
     ("linked.xlsx", external_link_xlsx, "Break Link"),
 ])
 def test_a_hostile_workbook_is_refused_at_the_upload_and_nothing_changes(workspace, alice, name, build, words):
@@ -72,3 +77,21 @@ def test_a_hostile_workbook_is_refused_at_the_upload_and_nothing_changes(workspa
     assert response.status_code == 200 and "This file was not attached" in html
     assert f"{name}: " in html and words in html
     assert workspace_state(workspace) == before and not Document.objects.exists()
+
+
+def test_a_workbook_too_large_to_parse_is_attached_then_fails_with_the_reason_and_reaches_no_run(workspace, alice):
+    # What only the parser finds (a sheet's declared dimension past the limit) is found off the
+    # request: the upload is answered, then the file is marked failed, with the words to fix it.
+    conversation = Conversation.objects.create(workspace=workspace, title="Inventory")
+    response = upload(alice, "huge.xlsx", huge_dimension_xlsx(), conversation)
+    assert response.status_code == 200 and "Attached: huge.xlsx" in response.content.decode()
+    document = Document.objects.get()
+    assert jobs.run_now(READ_TASK, document_id=document.pk) == Document.FAILED
+    document.refresh_from_db()
+    assert "which is the limit" in document.failure and document.text == "" and not document.chunks.exists()
+    listed = Client()
+    listed.force_login(alice)
+    html = listed.get(f"/w/acme/c/{conversation.pk}/uploads/", **HTMX).content.decode()
+    assert "could not be read: " in html and "which is the limit" in html
+    run, _ = start_run(workspace, "Draft our asset register", user=alice, conversation=conversation)
+    assert "huge.xlsx" not in render_context(starting(run.pk).context)

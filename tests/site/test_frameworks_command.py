@@ -8,7 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from beyond_site.audit.changes import change_rows
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.changelog import verify_changes
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.frameworks import available_packs
@@ -42,7 +43,7 @@ def test_it_imports_an_oscal_catalogue_as_a_pack_a_workspace_can_enable():
     pack = available_packs()["csf-lite"]
     assert pack.get("GV.OC").title == "Organizational Context"
     workspace = Workspace.objects.create(slug="acme", name="Acme")
-    services.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
+    configuration.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
     ctx = assemble_context(queued_run(workspace, "Describe our organizational context under CSF Lite"))
     assert "CSF Lite" in ctx.enabled_frameworks
     assert ("CSF Lite", "GV.OC") in {(e.framework, e.ref) for e in ctx.frameworks}
@@ -113,13 +114,13 @@ def test_an_imported_pack_is_built_once_and_again_when_its_row_changes():
 def test_a_run_start_reads_the_imported_packs_once_for_its_context_and_its_checks():
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-    from beyond_site.runs.services import _starting
+    from beyond_site.runs.runner import starting as _starting
     run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
     workspace = Workspace.objects.create(slug="acme", name="Acme")
-    services.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
+    configuration.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
     queued = queued_run(workspace, "Describe our organizational context under CSF Lite")
     with CaptureQueriesContext(connection) as queries:
-        _, ctx, packs, _ = _starting(queued.pk)
+        _, ctx, packs, _, _ = _starting(queued.pk)
     assert [p.name for p in packs] == ["CSF Lite"] and "CSF Lite" in ctx.enabled_frameworks
     assert sum('FROM "workspaces_frameworkpack"' in q["sql"] for q in queries.captured_queries) == 1
 
@@ -129,8 +130,8 @@ def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that
     so each change is in the change log of every workspace that enabled it, and of no other."""
     run("import-oscal", str(FIXTURE), "--key", "csf-lite", "--name", "CSF Lite")
     acme, globex = (Workspace.objects.create(slug=s, name=s) for s in ("acme", "globex"))
-    services.set_enabled_frameworks(acme, ["gdpr", "csf-lite"])
-    services.set_enabled_frameworks(globex, ["gdpr"])
+    configuration.set_enabled_frameworks(acme, ["gdpr", "csf-lite"])
+    configuration.set_enabled_frameworks(globex, ["gdpr"])
 
     def pack_changes(workspace):
         return list(WorkspaceEvent.objects.filter(workspace=workspace, action__startswith="framework_pack_")
@@ -170,9 +171,9 @@ def test_importing_updating_and_removing_a_pack_is_logged_in_the_workspaces_that
 def test_a_refused_import_logs_nothing():
     acme = Workspace.objects.create(slug="acme", name="acme")
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
-    services.set_enabled_frameworks(acme, ["csf-lite"])
+    configuration.set_enabled_frameworks(acme, ["csf-lite"])
     with pytest.raises(ValueError):
-        services.save_framework_pack({"key": "csf-lite", "name": "Empty", "entries": []})
+        knowledge.save_framework_pack({"key": "csf-lite", "name": "Empty", "entries": []})
     assert not WorkspaceEvent.objects.filter(action__startswith="framework_pack_").exists()
 
 
@@ -180,7 +181,7 @@ def test_removing_packs_with_the_admins_bulk_action_is_logged_too(superuser):
     acme = Workspace.objects.create(slug="acme", name="acme")
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
     run("import-oscal", str(FIXTURE), "--key", "csf-copy")
-    services.set_enabled_frameworks(acme, ["csf-lite", "csf-copy"])
+    configuration.set_enabled_frameworks(acme, ["csf-lite", "csf-copy"])
     admin = client_for(superuser)
     response = admin.post("/admin/workspaces/frameworkpack/", {
         "action": "delete_selected", "post": "yes",
@@ -195,10 +196,10 @@ def test_a_pack_removed_twice_from_stale_copies_is_logged_once():
     """Two admins deleting the same pack from pages opened before either removal."""
     acme = Workspace.objects.create(slug="acme", name="acme")
     run("import-oscal", str(FIXTURE), "--key", "csf-lite")
-    services.set_enabled_frameworks(acme, ["csf-lite"])
+    configuration.set_enabled_frameworks(acme, ["csf-lite"])
     first, second = FrameworkPack.objects.get(), FrameworkPack.objects.get()
-    services.delete_framework_pack(first)
-    services.delete_framework_pack(second)
+    knowledge.delete_framework_pack(first)
+    knowledge.delete_framework_pack(second)
     assert WorkspaceEvent.objects.filter(action="framework_pack_removed").count() == 1
     assert not FrameworkPack.objects.exists()
 

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import members
 from beyond_site.workspaces.models import Invitation, Membership, WorkspaceEvent
 from tests.site.chat_support import client_for, workspace_with
 
@@ -142,6 +142,6 @@ def test_an_invitation_belongs_to_its_workspace(acme, alice, dave):
     link = invite(alice)
     invitation = Invitation.objects.get()
     assert client_for(dave).post(f"/w/globex/settings/invitations/{invitation.pk}/withdraw/").status_code == 404
-    services.accept_invitation(path_of(link).split("/")[2], dave)
+    members.accept_invitation(path_of(link).split("/")[2], dave)
     assert Membership.objects.get(user=dave, workspace=acme).role == "member"
     assert Membership.objects.get(user=dave, workspace__slug="globex").role == "admin"

@@ -19,6 +19,8 @@ LAYERS = {
     "runs": 2,
     "chat": 3, "audit": 3, "exports": 3, "workspace_settings": 3, "accounts": 3, "files": 3,
     "calibration": 3,
+    # How a process starts and what it runs besides requests (the web server's tuning, the worker).
+    "runtime": 4,
 }
 #: Function-local imports with a reason other than hiding an edge: the extraction worker runs in a
 #: subprocess that lowers its own memory and CPU limits before it loads the parsers.

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import members
 from beyond_site.workspaces.models import Invitation, Membership, WorkspaceEvent
 from tests.site.chat_support import client_for, workspace_with
 
@@ -100,7 +100,7 @@ def test_members_and_auditors_are_still_added_directly(acme, alice, globex_admin
 
 def test_the_service_refuses_to_add_an_admin_directly(acme, alice, globex_admin):
     with pytest.raises(ValueError, match="accept"):
-        services.add_existing_member(acme, "dave", "admin", user=alice)
+        members.add_existing_member(acme, "dave", "admin", user=alice)
 
 
 # -- item 9: leaving ----------------------------------------------------------------------------------
@@ -127,7 +127,7 @@ def test_the_last_admin_cannot_leave(acme, alice):
 
 
 def test_an_admin_who_leaves_takes_their_pending_invitations_along(acme, alice, bob):
-    services.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
+    members.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
     link = invite_link(alice)
     client_for(alice).post("/w/acme/leave/")
     assert Invitation.objects.get().state(timezone.now()) == "revoked"
@@ -138,7 +138,7 @@ def test_an_admin_who_leaves_takes_their_pending_invitations_along(acme, alice, 
 
 @pytest.mark.parametrize("how", ["demoted", "removed"])
 def test_an_admin_who_loses_the_role_takes_their_pending_invitations_along(acme, alice, bob, dave, how):
-    services.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
+    members.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
     link = invite_link(bob)
     kept = invite_link(alice, role="member")
     theirs = Membership.objects.get(workspace=acme, user=bob)
@@ -156,7 +156,7 @@ def test_an_admin_who_loses_the_role_takes_their_pending_invitations_along(acme,
 
 
 def test_accepting_checks_the_maker_is_still_an_admin(acme, alice, bob, dave):
-    services.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
+    members.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
     link = invite_link(bob)
     # Changed where no hook withdraws it (the Django admin, an older version, raw SQL).
     Membership.objects.filter(workspace=acme, user=bob).update(role="member")
@@ -176,7 +176,7 @@ def test_an_inactive_maker_invites_nobody(acme, alice, dave):
 # -- item 6: the other admins are told -------------------------------------------------------------
 
 def test_the_other_admins_are_told_of_an_admin_who_joined_by_invitation(acme, alice, bob, dave):
-    services.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
+    members.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
     link = invite_link(alice)
     client_for(dave).post(link + "accept/")
     for admin in (alice, bob):

@@ -11,8 +11,9 @@ import pytest
 from django.core.management import call_command
 
 from beyond_site.runs.models import Run
-from beyond_site.runs.services import claim_run, execute_run, start_run
-from beyond_site.workspaces import services
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
+from beyond_site.workspaces import configuration
 from beyond_site.workspaces.models import Workspace
 from pipeline.topology import ROLES, TopologyError
 from tests import scripting
@@ -92,7 +93,7 @@ def test_encoded_internal_addresses_are_refused_when_saved(url, reason, settings
     settings.BEYOND_ALLOWED_BASE_URLS = ""
     workspace = Workspace.objects.create(slug="acme", name="Acme")
     with pytest.raises(TopologyError) as caught:
-        services.set_topology(workspace, topology(url))
+        configuration.set_topology(workspace, topology(url))
     assert reason in str(caught.value) and "BEYOND_ALLOWED_BASE_URLS" in str(caught.value)
     workspace.refresh_from_db()
     assert workspace.topology is None
@@ -102,4 +103,4 @@ def test_a_malformed_allow_list_refuses_with_its_reason_rather_than_failing(sett
     settings.BEYOND_ALLOWED_BASE_URLS = "ftp://llm.internal"
     workspace = Workspace.objects.create(slug="acme", name="Acme")
     with pytest.raises(TopologyError, match="allow list cannot be read"):
-        services.set_topology(workspace, topology("http://10.0.0.7/v1"))
+        configuration.set_topology(workspace, topology("http://10.0.0.7/v1"))

@@ -20,7 +20,8 @@ from beyond_site.chat.fragments import snapshot
 from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ContextRecord, Run
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces.models import Membership, Workspace
 from pipeline.topology import ROLES, parse_shorthand
 from tests import scripting

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.recorder import EventRecorder
-from beyond_site.runs.services import claim_run, request_stop, start_run
+from beyond_site.runs.queue import claim_run, request_stop, start_run
 from beyond_site.workspaces.models import Blob
 from pipeline import events as ev
 from pipeline.events import Event

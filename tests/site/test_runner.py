@@ -18,8 +18,10 @@ from django.utils import timezone
 from beyond_site.runs.models import AppendOnlyError, Run, RunEvent, Step
 from beyond_site.runs.recorder import EventRecorder, RecordRefused
 from beyond_site.runs.reaping import reap_stale_runs
-from beyond_site.runs.runners import identity_of, runner_identity
-from beyond_site.runs.services import StartHere, claim_next_run, claim_run, execute_run, start_run, work_once
+from beyond_site.lib.runners import identity_of, runner_identity
+from beyond_site.runs.queue import claim_next_run, claim_run, start_run
+from beyond_site.runs import jobs
+from beyond_site.runs.runner import execute_run, sweep_once
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.topology import parse_shorthand
@@ -86,8 +88,8 @@ def test_a_finished_run_record_cannot_be_changed_or_deleted(workspace, tmp_path)
             action()
 
 
-def test_work_once_returns_none_when_idle(workspace):
-    assert asyncio.run(work_once("idle")) is None
+def test_a_sweep_with_nothing_left_behind_fails_nothing(workspace, serving):
+    assert asyncio.run(sweep_once()) == []
 
 
 def test_a_runner_whose_run_was_reaped_writes_nothing_more(workspace, tmp_path):
@@ -111,7 +113,7 @@ def test_the_record_keeps_which_runner_executed_the_run(workspace, tmp_path):
     assert run.events.get(type="run_started").data["runner"] == "worker-7"
 
 
-def test_a_runner_that_restarted_fails_at_once_the_runs_of_its_previous_process(workspace):
+def test_a_runner_that_restarted_fails_at_once_the_runs_of_its_previous_process(workspace, serving):
     # The previous process: alive at first, then gone, while its lease is still far from running out.
     previous = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
@@ -123,13 +125,13 @@ def test_a_runner_that_restarted_fails_at_once_the_runs_of_its_previous_process(
             assert claim_run(run.pk, owner)
             Step.objects.create(run=run, index=1, title="One", content_spec="x")
             runs[name] = run.pk
-        assert asyncio.run(work_once("sweeper")) is None
+        assert asyncio.run(sweep_once()) == []
         assert set(Run.objects.filter(status=Run.RUNNING).values_list("pk", flat=True)) == set(runs.values())
     finally:
         previous.kill()
         previous.wait(timeout=10)
 
-    assert asyncio.run(work_once("sweeper")) is None  # the embedded server's first sweep after a restart
+    assert asyncio.run(sweep_once()) == [runs["previous"]]  # the embedded server's first sweep after a restart
     failed = Run.objects.get(pk=runs["previous"])
     assert failed.status == Run.FAILED and failed.halt_reason.startswith("interrupted: the server or worker")
     assert failed.steps.get().status == Step.NOT_RELEASED
@@ -159,7 +161,7 @@ def test_a_database_refusal_right_after_the_claim_fails_the_run_instead_of_leavi
         workspace, tmp_path, refused_once):
     path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
     run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
-    assert claim_run(run.pk, "worker-1", with_lease=False)
+    assert claim_run(run.pk, "worker-1", leased=False)
     refused_once["on"] = True
     assert asyncio.run(execute_run(run.pk, "worker-1", keep_lease=False)) == Run.FAILED
     run.refresh_from_db()
@@ -168,7 +170,15 @@ def test_a_database_refusal_right_after_the_claim_fails_the_run_instead_of_leavi
     assert list(run.events.values_list("type", flat=True)) == ["run_requested", "run_failed"]
 
 
-# -- a request's run: created claimed, started from the commit (StartHere) -----------------------
+# -- a request's run: created claimed by the server, started from its commit (runs/jobs.py) ----
+
+@pytest.fixture
+def serving():
+    """This process executes deferred work on the running loop, as the embedded server does once
+    its runtime has started (jobs.serve_here); restored afterwards."""
+    yield
+    jobs.serve_here(None)
+
 
 async def _until_finished(run_id: int, timeout: float = 20) -> Run:
     async with asyncio.timeout(timeout):
@@ -179,13 +189,12 @@ async def _until_finished(run_id: int, timeout: float = 20) -> Run:
             await asyncio.sleep(0.05)
 
 
-def test_a_requests_run_is_created_claimed_by_this_process_and_runs_from_its_commit(workspace, tmp_path):
+def test_a_requests_run_is_created_claimed_by_this_process_and_runs_from_its_commit(workspace, tmp_path, serving):
     path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
 
     async def submit():
-        start = StartHere.for_request()
-        run, created = await sync_to_async(start_run)(workspace, "task", topology=parse_shorthand(f"scripted:{path}"),
-                                                      start=start)
+        jobs.serve_here(asyncio.get_running_loop())
+        run, created = await sync_to_async(start_run)(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
         # Nobody else can take it: it was never queued.
         taken_by_another = await sync_to_async(claim_run)(run.pk, "another-runner")
         return run, created, taken_by_another, await _until_finished(run.pk)
@@ -198,16 +207,16 @@ def test_a_requests_run_is_created_claimed_by_this_process_and_runs_from_its_com
     assert started.data["runner"] == runner_identity()
 
 
-def test_a_requests_run_whose_start_cannot_be_read_fails_at_once(workspace, tmp_path, refused_once):
+def test_a_requests_run_whose_start_cannot_be_read_fails_at_once(workspace, tmp_path, refused_once, serving):
     path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Only."], "verifier": [PASS]}}))
 
     async def submit():
-        start = StartHere.for_request()
+        jobs.serve_here(asyncio.get_running_loop())
 
         # The refusal hits the start's read, made in the request's thread at the commit.
         def create():
             with transaction.atomic():
-                run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"), start=start)
+                run, _ = start_run(workspace, "task", topology=parse_shorthand(f"scripted:{path}"))
                 refused_once["on"] = True
             return run
 
@@ -221,30 +230,33 @@ def test_a_requests_run_whose_start_cannot_be_read_fails_at_once(workspace, tmp_
     assert list(finished.events.values_list("type", flat=True)) == ["run_requested", "run_failed"]
 
 
-class _Handed(StartHere):
-    """Records the hand-offs instead of making them (what start_run decides is under test here)."""
-
-    def hand_off(self, run_id: int) -> None:
-        self.loop.append(run_id)  # a list stands for the loop
-
-
-def test_a_run_is_handed_off_only_once_its_transaction_commits_and_only_when_created(workspace):
-    handed = _Handed("this-runner", [])
+def test_a_run_is_handed_off_only_once_its_transaction_commits_and_only_when_created(workspace, monkeypatch, serving):
+    handed = []
+    monkeypatch.setattr(jobs._Home, "hand_off", lambda home, task, kwargs: handed.append((task.name, kwargs)))
+    jobs.serve_here(asyncio.new_event_loop())
     with pytest.raises(RuntimeError), transaction.atomic():
-        start_run(workspace, "rolled back", topology=parse_shorthand("offline"), start=handed)
-        assert handed.loop == []  # not before the commit
+        start_run(workspace, "rolled back", topology=parse_shorthand("offline"))
+        assert handed == []  # not before the commit
         raise RuntimeError
-    assert handed.loop == [] and not Run.objects.exists()
-    run, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"), start=handed)
-    assert created and handed.loop == [run.pk]
-    again, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"), start=handed)
-    assert again.pk == run.pk and not created and handed.loop == [run.pk]  # a replay starts nothing
+    assert handed == [] and not Run.objects.exists()
+    run, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"))
+    assert created and handed == [("beyond.execute_run", {"run_id": run.pk})]
+    again, created = start_run(workspace, "task", idempotency_key="k", topology=parse_shorthand("offline"))
+    assert again.pk == run.pk and not created and len(handed) == 1  # a replay starts nothing
 
 
-def test_a_run_created_as_the_server_stops_leaves_the_submission_intact(workspace, caplog):
-    stopped = asyncio.new_event_loop()
-    stopped.close()
-    run, created = start_run(workspace, "task", topology=parse_shorthand("offline"),
-                             start=StartHere("this-runner", stopped))
-    assert created and Run.objects.get(pk=run.pk).lease_owner == "this-runner"  # the restart fails it
-    assert "created as the server stopped" in caplog.text
+def test_a_run_created_as_the_server_stops_leaves_the_submission_intact(workspace, caplog, serving):
+    stopping = asyncio.new_event_loop()
+    jobs.serve_here(stopping)
+    with transaction.atomic():
+        run, created = start_run(workspace, "task", topology=parse_shorthand("offline"))
+        stopping.close()  # between the run's creation and its commit
+    assert created and Run.objects.get(pk=run.pk).lease_owner == runner_identity()  # the restart fails it
+    assert "deferred as the server stopped" in caplog.text
+    later, _ = start_run(workspace, "later", topology=parse_shorthand("offline"))
+    assert Run.objects.get(pk=later.pk).status == Run.QUEUED  # a stopped server claims nothing more
+
+
+def test_a_process_that_serves_no_loop_leaves_the_run_queued_for_a_server(workspace):
+    run, created = start_run(workspace, "task", topology=parse_shorthand("offline"))
+    assert created and Run.objects.get(pk=run.pk).status == Run.QUEUED

@@ -10,7 +10,9 @@ from django.urls import reverse
 
 from beyond_site.runs.models import ModelCall, Run, Step
 from beyond_site.runs.recorder import EventRecorder, StopRequested
-from beyond_site.runs.services import claim_run, execute_run, request_stop, ring_stop_bell, start_run
+from beyond_site.runs.bells import ring_stop_bell
+from beyond_site.runs.queue import claim_run, request_stop, start_run
+from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces.models import Membership, Workspace
 from pipeline import events as ev
 from pipeline.events import Event

@@ -16,13 +16,14 @@ from django.utils import timezone
 
 from beyond_site.lib.chaining import GENESIS
 from beyond_site.lib.db import db
-from beyond_site.runs import chain, services
+from beyond_site.runs import chain, jobs
 from beyond_site.runs.jobs import ENGINE_APP
 from beyond_site.runs.models import (Attempt, ChainCheck, LedgerAnchor, ModelCall, Run, RunEvent, Verdict,
                                      WorkspaceLedger)
 from beyond_site.runs.recorder import EventRecorder
 from beyond_site.runs.reaping import reap_stale_runs
-from beyond_site.runs.services import claim_run, request_stop, start_run
+from beyond_site.runs.queue import claim_run, request_stop, start_run
+from beyond_site.runtime.process import start_background, stop_background
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.topology import parse_shorthand
@@ -298,8 +299,9 @@ def test_runs_recorded_before_the_chain_existed_are_chained_by_the_migration(run
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate([("runs", "0004_tamper_evidence")])
+    executor = MigrationExecutor(connection)  # and on to today's schema, which verify reads
     executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())  # and on to today's schema
+    executor.migrate(executor.loader.graph.leaf_nodes("runs"))
     code, out = verify()
     assert code == 0, out
     assert list(WorkspaceLedger.objects.order_by("seq").values_list("run_id", flat=True)) == [r.pk for r in runs]
@@ -321,16 +323,15 @@ def test_the_embedded_server_runs_the_periodic_check_beside_the_sweeper(runs, se
     monkeypatch.setattr(chain, "CHECK_POLL_S", 0.05)
 
     async def scenario():
-        services.ensure_sweeper()
+        start_background(asyncio.get_running_loop())
         try:
             for _ in range(200):
                 if await db(ChainCheck.objects.exists)():
                     return
                 await asyncio.sleep(0.05)
         finally:
-            for task in (services._sweeper, services._chain_checker):
-                task.cancel()
-            await asyncio.gather(services._sweeper, services._chain_checker, return_exceptions=True)
+            await stop_background(asyncio.get_running_loop())
+            jobs.serve_here(None)
 
     asyncio.run(scenario())
     check = ChainCheck.objects.get()
@@ -349,7 +350,7 @@ def test_the_scaled_mode_job_runs_the_check_when_it_is_due(runs, settings):
 
 
 def test_changes_cut_from_the_end_of_the_change_log_are_caught_against_a_kept_anchor(acme, alice, tmp_path):
-    from beyond_site.workspaces.services import set_research_default
+    from beyond_site.workspaces.configuration import set_research_default
 
     set_research_default(acme, True, user=alice)
     set_research_default(acme, False, user=alice)

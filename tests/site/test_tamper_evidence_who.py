@@ -6,9 +6,10 @@ command says what it could not check for them."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
+import os
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db.models import ProtectedError
@@ -19,9 +20,11 @@ from beyond_site.runs import chain
 from beyond_site.runs.models import ChainCheck, ModelCall, Run, WorkspaceLedger
 from beyond_site.runs.recorder import EventRecorder
 from beyond_site.runs.scrubbing import public_topology
-from beyond_site.runs.services import claim_run, execute_run, request_stop, run_again, start_run
-from beyond_site.workspaces.models import Blob, Conversation, Membership, Message
-from beyond_site.workspaces.services import add_document
+from beyond_site.runs.queue import claim_run, request_stop, run_again, start_run
+from beyond_site.runs.runner import execute_run
+from beyond_site.workspaces import originals
+from beyond_site.workspaces.models import Conversation, Membership, Message
+from beyond_site.workspaces.knowledge import add_document
 from pipeline import events as ev
 from pipeline.events import Event
 from pipeline.research.evidence import text_sha256
@@ -189,16 +192,14 @@ def test_a_research_page_text_replaced_or_deleted_is_caught(members, alice, chan
 def test_a_workspace_file_whose_original_was_replaced_is_caught(members, alice):
     document, _ = add_document(members, "policy.txt", b"Backups are kept for 30 days.", user=alice)
     assert verify()[0] == 0
-    sql("UPDATE workspaces_blob SET data = %s WHERE sha256 = %s", [b"Backups are kept for 3 days.", document.sha256])
+    Path(originals.path(document.sha256)).write_bytes(b"Backups are kept for 3 days.")  # on the server's disk
     code, out = verify()
     assert code == 1 and "acme files: the original of policy.txt no longer matches its sha256" in out, out
 
 
 def test_a_workspace_file_pointed_at_other_bytes_is_caught(members, alice):
     document, _ = add_document(members, "policy.txt", b"Backups are kept for 30 days.", user=alice)
-    forged = b"Backups are never kept."
-    digest = hashlib.sha256(forged).hexdigest()
-    Blob.store(forged, digest)
+    digest = originals.store_bytes(b"Backups are never kept.").sha256
     sql("UPDATE workspaces_document SET sha256 = %s WHERE id = %s", [digest, document.pk])
     code, out = verify()
     assert code == 1, out
@@ -207,7 +208,7 @@ def test_a_workspace_file_pointed_at_other_bytes_is_caught(members, alice):
 
 def test_a_missing_workspace_file_original_is_caught(members, alice):
     document, _ = add_document(members, "policy.txt", b"Backups are kept for 30 days.", user=alice)
-    sql("DELETE FROM workspaces_blob WHERE sha256 = %s", [document.sha256])
+    os.remove(originals.path(document.sha256))
     code, out = verify()
     assert code == 1 and "acme files: the original of policy.txt is missing" in out, out
 

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.core.handlers.asgi import ASGIHandler
 
-from beyond_site.lib.admission import AdmittingASGIHandler
+from beyond_site.runtime.admission import AdmittingASGIHandler
 from beyond_site.lib.db import db
 from beyond_site.lib.threads import named, os_name
 

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 
 from beyond_site.lib.usernames import skeleton, username_refusal
 from beyond_site.runs.models import Run
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.models import Memory, Message
 from tests.site.chat_support import client_for, workspace_with
 
@@ -104,7 +104,7 @@ def test_a_task_loses_its_bidi_controls(alice, settings):
 
 def test_a_memory_loses_its_bidi_controls(alice):
     workspace = workspace_with("acme", member=alice)
-    memory = services.add_memory(workspace, f"We are {RLO}emcA{PDF} Ltd", user=alice)
+    memory = knowledge.add_memory(workspace, f"We are {RLO}emcA{PDF} Ltd", user=alice)
     assert memory.text == "We are emcA Ltd"
-    services.edit_memory(memory, f"We are {LRI}Acme{PDI} Ltd", user=alice)
+    knowledge.edit_memory(memory, f"We are {LRI}Acme{PDI} Ltd", user=alice)
     assert Memory.objects.get(pk=memory.pk).text == "We are Acme Ltd"

@@ -1,4 +1,4 @@
-"""A server process builds what it keeps as it starts (beyond_site/runs/warmup.py)."""
+"""A server process builds what it keeps as it starts (beyond_site/runtime/warmup.py)."""
 from __future__ import annotations
 
 import logging
@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
 from django.template import engines
 
-from beyond_site.runs import warmup
+from beyond_site.runtime import warmup
 from pipeline.citations.catalogue_ids import catalogue_ids
 from beyond_site.lib.prepared import Param, Prepared, _OncePerAlias
 from beyond_site.workspaces import frameworks
@@ -117,7 +117,7 @@ def test_a_process_that_only_imports_daphne_does_not_warm_up():
     # channels' live-server tests import daphne's server; their test database is not made yet.
     code = ("import gc, daphne.server\n"
             "from beyond_site.asgi import application\n"
-            "from beyond_site.runs.warmup import daphne_serves\n"
+            "from beyond_site.runtime.warmup import daphne_serves\n"
             "assert not daphne_serves() and gc.get_freeze_count() == 0")
     _passes_in_a_process_of_its_own(code)
 
@@ -125,7 +125,7 @@ def test_a_process_that_only_imports_daphne_does_not_warm_up():
 def test_settling_freezes_what_exists_and_spaces_out_the_young_collections():
     # In a process of its own: freezing this one would keep every test's garbage for good.
     code = ("import gc, django; django.setup()\n"
-            "from beyond_site.runs.warmup import GC_THRESHOLDS, settle\n"
+            "from beyond_site.runtime.warmup import GC_THRESHOLDS, settle\n"
             "assert gc.get_freeze_count() == 0 and gc.get_threshold() != GC_THRESHOLDS\n"
             "frozen = settle()\n"
             "assert frozen == gc.get_freeze_count() > 10000, frozen\n"

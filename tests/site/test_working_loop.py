@@ -13,7 +13,8 @@ from django.urls import reverse
 from beyond_site.runs.context import assemble_context
 from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ModelCall, Run
-from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
 from beyond_site.runs.wording import outcome_text
 from beyond_site.workspaces.models import Conversation, Membership, Message
 from pipeline.topology import parse_shorthand
@@ -155,15 +156,15 @@ def test_a_task_posted_with_run_agains_own_key_is_refused_and_run_again_still_wo
 
 
 def test_run_again_is_refused_for_a_run_already_run_again_and_over_a_budget(members, alice, tmp_path):
-    from beyond_site.workspaces import services
+    from beyond_site.workspaces import configuration
 
     old = failed_run(members, alice, tmp_path)
     url = reverse("chat:run_again", args=["acme", old.pk])
-    services.set_budget(members, {"max_runs_per_user_per_day": 1})
+    configuration.set_budget(members, {"max_runs_per_user_per_day": 1})
     over = client_for(alice).post(url, HTTP_HX_REQUEST="true")
     assert over.status_code == 429 and "Not started" in over.content.decode()
     assert not Run.objects.filter(retry_of=old).exists()
-    services.set_budget(members, {"max_runs_per_user_per_day": None})
+    configuration.set_budget(members, {"max_runs_per_user_per_day": None})
     earlier_retry = failed_run(members, alice, tmp_path)  # run again before the key was the run's own
     Run.objects.filter(pk=earlier_retry.pk).update(retry_of=old, idempotency_key=f"again-{old.pk}-{alice.pk}-0")
     refused = client_for(alice).post(url, HTTP_HX_REQUEST="true")
@@ -335,7 +336,7 @@ def test_the_first_task_names_a_conversation_started_by_an_upload(members, alice
 
 
 def test_a_conversation_is_named_after_its_first_task_cut_at_a_word_with_an_ellipsis():
-    from beyond_site.runs.services import conversation_title
+    from beyond_site.runs.queue import conversation_title
 
     assert conversation_title("  Draft our   asset register ") == "Draft our asset register"
     assert conversation_title("") == "New conversation"
@@ -367,8 +368,8 @@ def test_a_follow_up_sent_while_the_run_above_is_going_says_it_cannot_see_that_d
 
 def test_titles_and_file_names_lose_bidirectional_controls(members, alice):
     """A right-to-left override makes "report<RLO>txt.exe" read as "reportexe.txt" in a list."""
-    from beyond_site.runs.services import conversation_title
-    from beyond_site.workspaces.services import add_document
+    from beyond_site.runs.queue import conversation_title
+    from beyond_site.workspaces.knowledge import add_document
 
     conversation = conversation_by(members, alice, "Old title")
     client_for(alice).post(reverse("chat:conversation_rename", args=["acme", conversation.pk]),

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from beyond_site.runs.models import Run
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.models import Memory, Workspace, WorkspaceEvent
 from tests.site.context_support import conversation_with_history, queued_run
 
@@ -20,8 +20,8 @@ RUN_MODELS = ["run", "step", "attempt", "verdict", "modelcall", "runevent", "con
 @pytest.fixture
 def run():
     workspace = Workspace.objects.create(slug="acme", name="Acme")
-    services.add_memory(workspace, "A fact.")
-    services.add_document(workspace, "policy.md", b"# Policy\n\nText.")
+    knowledge.add_memory(workspace, "A fact.")
+    knowledge.add_document(workspace, "policy.md", b"# Policy\n\nText.")
     return queued_run(workspace, "Draft a note", conversation_with_history(workspace, "hi"))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from beyond_site.workspaces import services
-from beyond_site.workspaces.models import Blob, Document, DocumentChunk, Workspace, WorkspaceEvent
+from beyond_site.workspaces import knowledge, originals, reading
+from beyond_site.workspaces.models import Document, DocumentChunk, Workspace, WorkspaceEvent
 from tests.site.context_support import ON_TOPIC, paragraphs, workspace_state
 from tests.site.test_extraction import DOCX_SKELETON, PNG, make_pdf, make_zip
 
@@ -17,8 +17,8 @@ MiB = 1024 * 1024
 @pytest.fixture
 def workspace():
     workspace = Workspace.objects.create(slug="acme", name="Acme")
-    services.add_memory(workspace, "Acme runs three clinics.")
-    services.add_document(workspace, "existing.md", b"# Existing\n\nAlready here.")
+    knowledge.add_memory(workspace, "Acme runs three clinics.")
+    knowledge.add_document(workspace, "existing.md", b"# Existing\n\nAlready here.")
     return workspace
 
 
@@ -48,8 +48,8 @@ def case(settings, which: str):
 def test_it_refuses_bad_input_through_the_service_and_changes_nothing(workspace, settings, which):
     name, data, code = case(settings, which)
     before = workspace_state(workspace)
-    with pytest.raises(services.DocumentRefused) as caught:
-        services.add_document(workspace, name, data)
+    with pytest.raises(knowledge.DocumentRefused) as caught:
+        knowledge.add_document(workspace, name, data)
     assert caught.value.code == code
     assert str(caught.value).startswith(f"{name}: ")
     assert workspace_state(workspace) == before
@@ -71,8 +71,8 @@ def test_it_refuses_bad_input_through_the_command_with_a_clear_message(workspace
 def test_it_refuses_a_file_that_would_overflow_the_workspace(workspace, settings):
     settings.BEYOND_MAX_WORKSPACE_BYTES = Document.objects.get().size + 100
     before = workspace_state(workspace)
-    with pytest.raises(services.DocumentRefused) as caught:
-        services.add_document(workspace, "more.txt", b"x " * 200)
+    with pytest.raises(knowledge.DocumentRefused) as caught:
+        knowledge.add_document(workspace, "more.txt", b"x " * 200)
     assert caught.value.code == "workspace_full"
     assert workspace_state(workspace) == before
 
@@ -81,55 +81,57 @@ def test_a_failure_while_indexing_rolls_the_whole_file_back(workspace, monkeypat
     def explode(text):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(services, "split_into_chunks", explode)
+    monkeypatch.setattr(reading, "split_into_chunks", explode)
     before = workspace_state(workspace)
     with pytest.raises(RuntimeError):
-        services.add_document(workspace, "new.md", b"Brand new text.")
+        knowledge.add_document(workspace, "new.md", b"Brand new text.")
     assert workspace_state(workspace) == before
 
 
 def test_it_deduplicates_by_hash_within_a_workspace(workspace):
-    first, created = services.add_document(workspace, "a.md", b"Same bytes.")
-    again, created_again = services.add_document(workspace, "b.md", b"Same bytes.")
+    first, created = knowledge.add_document(workspace, "a.md", b"Same bytes.")
+    again, created_again = knowledge.add_document(workspace, "b.md", b"Same bytes.")
     assert created and not created_again and again.pk == first.pk
     other = Workspace.objects.create(slug="other", name="Other")
-    elsewhere, created_elsewhere = services.add_document(other, "a.md", b"Same bytes.")
+    elsewhere, created_elsewhere = knowledge.add_document(other, "a.md", b"Same bytes.")
     assert created_elsewhere and elsewhere.pk != first.pk
-    assert Blob.objects.filter(sha256=first.sha256).count() == 1  # the original bytes stored once
+    assert originals.exists(first.sha256)  # the original bytes stored once, by their hash
 
 
 def test_an_added_file_is_on_record_once_and_a_refused_one_not_at_all(workspace, alice, monkeypatch):
     logged = WorkspaceEvent.objects.count()
-    first, _ = services.add_document(workspace, "policy.md", b"Access control policy.", user=alice)
-    services.add_document(workspace, "copy.md", b"Access control policy.", user=alice)  # the same bytes
+    first, _ = knowledge.add_document(workspace, "policy.md", b"Access control policy.", user=alice)
+    knowledge.add_document(workspace, "copy.md", b"Access control policy.", user=alice)  # the same bytes
     [event] = WorkspaceEvent.objects.filter(action="document_added", seq__gt=logged)
     assert event.user == alice and event.detail == {"name": "policy.md", "sha256": first.sha256,
                                                     "size": first.size, "conversation": None,
                                                     "document": first.pk}
-    monkeypatch.setattr(services, "split_into_chunks", lambda text: 1 / 0)
+    monkeypatch.setattr(reading, "split_into_chunks", lambda text: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        services.add_document(workspace, "new.md", b"Brand new text.", user=alice)
+        knowledge.add_document(workspace, "new.md", b"Brand new text.", user=alice)
     assert WorkspaceEvent.objects.count() == logged + 1  # the failed file's record rolled back with it
 
 
 def test_it_indexes_a_document_in_stable_chunks(workspace):
-    document, _ = services.add_document(workspace, "long.md", paragraphs(ON_TOPIC, 200).encode())
+    document, _ = knowledge.add_document(workspace, "long.md", paragraphs(ON_TOPIC, 200).encode())
     chunks = list(document.chunks.order_by("ordinal"))
     assert len(chunks) > 3 and [c.ordinal for c in chunks] == list(range(len(chunks)))
     assert all(c.tokens <= 1500 for c in chunks)
     assert "\n\n".join(c.text for c in chunks) == document.text
 
 
-def test_deleting_a_document_removes_its_chunks_and_unshared_original(workspace, alice):
-    document, _ = services.add_document(workspace, "gone.md", b"Soon gone.")
-    shared, _ = services.add_document(Workspace.objects.create(slug="b", name="B"), "kept.md", b"Shared bytes.")
-    mine, _ = services.add_document(workspace, "mine.md", b"Shared bytes.")
-    services.delete_document(document, alice)
-    services.delete_document(mine, alice)
+def test_deleting_a_document_removes_its_chunks_and_unshared_original(workspace, alice,
+                                                                     django_capture_on_commit_callbacks):
+    document, _ = knowledge.add_document(workspace, "gone.md", b"Soon gone.")
+    shared, _ = knowledge.add_document(Workspace.objects.create(slug="b", name="B"), "kept.md", b"Shared bytes.")
+    mine, _ = knowledge.add_document(workspace, "mine.md", b"Shared bytes.")
+    with django_capture_on_commit_callbacks(execute=True):  # the original goes once the deletion commits
+        knowledge.delete_document(document, alice)
+        knowledge.delete_document(mine, alice)
     assert not Document.objects.filter(pk__in=[document.pk, mine.pk]).exists()
     assert not DocumentChunk.objects.filter(document_id=document.pk).exists()
-    assert not Blob.objects.filter(sha256=document.sha256).exists()
-    assert Blob.objects.filter(sha256=shared.sha256).exists()  # still used by workspace b
+    assert not originals.exists(document.sha256)
+    assert originals.exists(shared.sha256)  # still used by workspace b
     event = WorkspaceEvent.objects.filter(action="document_deleted").order_by("id").first()
     assert event.user == alice and event.detail["name"] == "gone.md"
 
@@ -140,7 +142,7 @@ def test_deleting_a_document_keeps_bytes_that_a_model_call_was_given(workspace, 
 
     text = "# Same text\n\nA section a model call was given, and also uploaded as a file."
     record = store_context((Message("user", text),))
-    document, _ = services.add_document(workspace, "same.md", text.encode())
+    document, _ = knowledge.add_document(workspace, "same.md", text.encode())
     assert document.sha256 in {p["blob"] for p in record.parts}
-    services.delete_document(document, alice)
+    knowledge.delete_document(document, alice)
     assert context_messages(record) == [{"role": "user", "content": text}]  # the audit record is intact

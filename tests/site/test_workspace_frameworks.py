@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import WorkspaceEvent
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
@@ -17,7 +17,7 @@ def test_a_new_workspace_has_every_shipped_pack_enabled(workspace):
 
 
 def test_an_admin_can_narrow_the_list_and_it_is_kept_in_display_order(workspace, alice):
-    assert services.set_enabled_frameworks(workspace, ["gdpr", "iso27001-2022", "gdpr"], alice) == [
+    assert configuration.set_enabled_frameworks(workspace, ["gdpr", "iso27001-2022", "gdpr"], alice) == [
         "iso27001-2022", "gdpr"]
     workspace.refresh_from_db()
     assert workspace.enabled_frameworks == ["iso27001-2022", "gdpr"]
@@ -26,13 +26,13 @@ def test_an_admin_can_narrow_the_list_and_it_is_kept_in_display_order(workspace,
 
 def test_it_refuses_an_unknown_pack_and_changes_nothing(workspace):
     with pytest.raises(ValueError, match="unknown framework pack.*hipaa"):
-        services.set_enabled_frameworks(workspace, ["gdpr", "hipaa"])
+        configuration.set_enabled_frameworks(workspace, ["gdpr", "hipaa"])
     workspace.refresh_from_db()
     assert workspace.enabled_frameworks == SHIPPED_FRAMEWORKS
 
 
 def test_the_context_lists_enabled_frameworks_and_the_relevant_entries(workspace):
-    services.set_enabled_frameworks(workspace, ["iso27001-2022", "gdpr", "nist-800-53r5"])
+    configuration.set_enabled_frameworks(workspace, ["iso27001-2022", "gdpr", "nist-800-53r5"])
     ctx = assemble_context(queued_run(workspace, "Write a GDPR record of processing and a supplier policy"))
     assert ctx.enabled_frameworks == ("ISO/IEC 27001:2022", "GDPR", "NIST SP 800-53 Rev. 5")
     refs = {(e.framework, e.ref) for e in ctx.frameworks}
@@ -48,7 +48,7 @@ def test_the_context_lists_enabled_frameworks_and_the_relevant_entries(workspace
 
 
 def test_the_framework_slice_stays_within_its_share_of_the_budget(workspace):
-    services.set_enabled_frameworks(workspace, ["nist-800-53r5"])
+    configuration.set_enabled_frameworks(workspace, ["nist-800-53r5"])
     ctx = assemble_context(queued_run(workspace, "Map our controls to NIST SP 800-53"), budget=5000)
     assert 0 < len(ctx.frameworks) < 100
     assert any("entries of the frameworks the task names left out" in n for n in ctx.notes)

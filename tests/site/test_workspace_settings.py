@@ -7,8 +7,10 @@ import re
 import pytest
 from django.test import Client
 
-from beyond_site.runs.services import resolve_topology
-from beyond_site.workspaces import services
+from beyond_site.runs.queue import resolve_topology
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import knowledge
+from beyond_site.workspaces import members
 from beyond_site.runs.context import assemble_context
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 from pipeline.topology import ROLES, TopologyError
@@ -134,7 +136,7 @@ def test_none_enabled_is_allowed_with_a_warning(alice, acme):
 
 
 def test_imported_packs_are_offered_by_name_and_unknown_keys_refused(alice, acme):
-    services.save_framework_pack({"key": "acme-controls", "name": "Acme Control Set",
+    knowledge.save_framework_pack({"key": "acme-controls", "name": "Acme Control Set",
                                   "entries": [{"ref": "AC-1", "kind": "control", "title": "Badges"}]})
     client = client_for(alice)
     html = client.get("/w/acme/settings/").content.decode()
@@ -191,7 +193,7 @@ def test_a_public_endpoint_needs_no_allow_list(alice, acme):
 
 def test_back_to_the_server_default(alice, acme, settings):
     settings.BEYOND_PROVIDER = "offline"
-    services.set_topology(acme, topology_post_dict())
+    configuration.set_topology(acme, topology_post_dict())
     client_for(alice).post("/w/acme/settings/topology/", {"mode": "default"})
     acme.refresh_from_db()
     assert acme.topology is None
@@ -217,7 +219,7 @@ def test_a_scripted_provider_is_refused_from_the_web(alice, acme):
     assert "Select a valid choice" in response.content.decode()
     assert state(acme) == before
     with pytest.raises(TopologyError, match="scripted"):
-        services.set_topology(acme, {role: {"provider": "scripted", "path": "/etc/passwd"} for role in ROLES})
+        configuration.set_topology(acme, {role: {"provider": "scripted", "path": "/etc/passwd"} for role in ROLES})
     assert state(acme) == before
 
 
@@ -267,7 +269,7 @@ def test_an_api_key_field_posted_anyway_is_not_stored(alice, acme):
 
 
 def test_a_scripted_topology_set_elsewhere_is_flagged(alice, acme):
-    services.set_topology(acme, {role: {"provider": "scripted", "path": "/tmp/s.json"} for role in ROLES},
+    configuration.set_topology(acme, {role: {"provider": "scripted", "path": "/tmp/s.json"} for role in ROLES},
                           operator=True)
     html = client_for(alice).get("/w/acme/settings/").content.decode()
     assert "scripted provider for planner, executor, verifier, summarizer" in html
@@ -324,21 +326,21 @@ def test_the_last_admin_cannot_be_demoted_or_removed(alice, acme):
         assert "alice is the workspace&#x27;s only admin: make another member an admin first" in \
             response.content.decode()
     assert state(acme) == before
-    with pytest.raises(services.LastAdminError):
-        services.change_role(mine, "auditor")
-    with pytest.raises(services.LastAdminError):
-        services.remove_member(mine)
+    with pytest.raises(members.LastAdminError):
+        members.change_role(mine, "auditor")
+    with pytest.raises(members.LastAdminError):
+        members.remove_member(mine)
 
 
 def test_with_two_admins_one_may_step_down_and_lands_in_the_chat(alice, bob, acme):
-    services.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
+    members.change_role(Membership.objects.get(workspace=acme, user=bob), "admin")
     mine = Membership.objects.get(workspace=acme, user=alice)
     response = client_for(alice).post(f"/w/acme/settings/members/{mine.pk}/role/", {"role": "member"})
     assert response.status_code == 302 and response.url == "/w/acme/"
     mine.refresh_from_db()
     assert mine.role == "member"
-    with pytest.raises(services.LastAdminError):  # bob is now the only admin
-        services.remove_member(Membership.objects.get(workspace=acme, user=bob))
+    with pytest.raises(members.LastAdminError):  # bob is now the only admin
+        members.remove_member(Membership.objects.get(workspace=acme, user=bob))
 
 
 def test_members_are_looked_up_through_the_callers_workspace(alice, acme, dave):
@@ -366,7 +368,7 @@ def test_an_endpoint_profile_set_elsewhere_is_kept_while_the_provider_stays(alic
     settings.BEYOND_ALLOWED_BASE_URLS = "http://localhost:8000/v1"
     topology = {role: {"provider": "openai", "model": "m", "base_url": "http://localhost:8000/v1",
                        "profile": {"reasoning_effort": False}} for role in ROLES}
-    services.set_topology(acme, topology, operator=True)
+    configuration.set_topology(acme, topology, operator=True)
     client = client_for(alice)
     html = client.get("/w/acme/settings/").content.decode()
     assert re.search(r'value="custom"[^>]*checked', html) and not re.search(r'value="default"[^>]*checked', html)

@@ -14,7 +14,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("workspaces", "0008_order_by_key_columns"),
+        ("workspaces", "0009_document_reading"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -14,7 +14,7 @@ from beyond_site.calibration.charts import percent, seconds
 from beyond_site.calibration.command_options import chosen_topology, positive, positive_usd, workspace_named
 from beyond_site.calibration.figures import report_document
 from beyond_site.calibration.models import CalibrationReport
-from beyond_site.runs.runners import runner_identity
+from beyond_site.lib.runners import runner_identity
 
 
 class ProgressLines:
@@ -62,7 +62,7 @@ class Command(BaseCommand):
         if report.status != CalibrationReport.COMPLETED:
             owner = f"{runner_identity()}/cli"
             if not claim_report(report.pk, owner):
-                raise CommandError(f"calibration report {report.pk} is being run by {report.runner}")
+                raise CommandError(f"calibration report {report.pk} is being run by {report.lease_owner}")
             self.stderr.write(f"calibration report {report.pk}: verifier {report.verifier}, "
                               f"contracts {', '.join(report.contracts)}")
             asyncio.run(calibrate(report.pk, owner, on_progress=ProgressLines(self.stderr)))

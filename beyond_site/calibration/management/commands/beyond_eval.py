@@ -12,9 +12,10 @@ from pipeline.calibration import compare_topologies, read_tasks
 from beyond_site.calibration.charts import percent, seconds
 from beyond_site.calibration.command_options import chosen_topology, describe, positive, workspace_named
 from beyond_site.runs.models import Run
-from beyond_site.runs.runners import runner_identity
+from beyond_site.lib.runners import runner_identity
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.services import claim_run, execute_run, start_run
+from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.runner import execute_run
 
 
 class Command(BaseCommand):

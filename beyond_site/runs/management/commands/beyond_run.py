@@ -15,8 +15,9 @@ from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
-from beyond_site.runs.runners import runner_identity
-from beyond_site.runs.services import claim_run, execute_run, resolve_topology, start_run
+from beyond_site.lib.runners import runner_identity
+from beyond_site.runs.queue import claim_run, resolve_topology, start_run
+from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces.models import Workspace
 
 

@@ -13,7 +13,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import knowledge
+from beyond_site.workspaces import members
 from beyond_site.workspaces.models import Membership
 
 SLUG = "demo"
@@ -48,17 +50,17 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         password = os.getenv("BEYOND_DEMO_PASSWORD") or DEFAULT_PASSWORD
         with transaction.atomic():
-            workspace, created = services.create_workspace(SLUG, NAME)
+            workspace, created = configuration.create_workspace(SLUG, NAME)
             if created:
                 # Only on creation: an admin who later narrows or widens the list keeps their choice.
-                services.set_enabled_frameworks(workspace, FRAMEWORKS)
+                configuration.set_enabled_frameworks(workspace, FRAMEWORKS)
             user = self._login(password)
             if not Membership.objects.filter(user=user, workspace=workspace, role=Membership.ADMIN).exists():
-                services.add_member(workspace, USERNAME, Membership.ADMIN)
+                members.add_member(workspace, USERNAME, Membership.ADMIN)
             for text in MEMORIES:
-                services.add_memory(workspace, text, user=user)
+                knowledge.add_memory(workspace, text, user=user)
         # Outside the transaction above: extraction may run a subprocess, and a refusal must not undo the rest.
-        services.add_document(workspace, POLICY.name, POLICY.read_bytes(), user=user)
+        knowledge.add_document(workspace, POLICY.name, POLICY.read_bytes(), user=user)
         shown = "the value of BEYOND_DEMO_PASSWORD" if os.getenv("BEYOND_DEMO_PASSWORD") else password
         if not user.check_password(password):
             shown = f"the one set for it (changed since; reset with `manage.py changepassword {USERNAME}`)"

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from pipeline.frameworks import ALL_FRAMEWORKS
 from pipeline.frameworks.oscal import pack_from_oscal
-from beyond_site.workspaces import services
+from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.frameworks import available_packs
 
 
@@ -59,7 +59,7 @@ class Command(BaseCommand):
             raise CommandError(f"--key must be a slug (letters, digits, hyphens): {key!r}")
         try:
             pack = pack_from_oscal({"catalog": catalog}, key, name)
-            row, created = services.save_framework_pack(pack)
+            row, created = knowledge.save_framework_pack(pack)
         except (KeyError, TypeError, AttributeError) as exc:
             raise CommandError(f"{Path(opts['file']).name}: malformed OSCAL catalogue ({type(exc).__name__}: {exc})"
                                ) from None

@@ -10,7 +10,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.topology import TopologyError, parse_shorthand
-from beyond_site.workspaces import services
+from beyond_site.workspaces import configuration
+from beyond_site.workspaces import knowledge
+from beyond_site.workspaces import members
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 
 
@@ -67,7 +69,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         action = opts["action"]
         if action == "create":
-            workspace, created = services.create_workspace(opts["slug"], opts["name"])
+            workspace, created = configuration.create_workspace(opts["slug"], opts["name"])
             self.stdout.write(f"{'Created' if created else 'Exists'}: workspace {workspace.slug} ({workspace.name})")
             if created:
                 self._say_logged(workspace)
@@ -78,25 +80,25 @@ class Command(BaseCommand):
         last = self._last_change(workspace)
         try:
             if action == "add-memory":
-                memory = services.add_memory(workspace, opts["text"])
+                memory = knowledge.add_memory(workspace, opts["text"])
                 self.stdout.write(f"Memory {memory.pk} in {workspace.slug}")
             elif action == "add-file":
                 path = Path(opts["path"])
                 if not path.is_file():
                     raise CommandError(f"no such file: {path}")
-                document, created = services.add_document(workspace, path.name, path.read_bytes())
+                document, created = knowledge.add_document(workspace, path.name, path.read_bytes())
                 verb = "Added" if created else "Already there"
                 self.stdout.write(f"{verb}: {document.name} ({document.kind}, {document.size} bytes, "
                                   f"{len(document.text)} characters of text)")
             elif action == "set-budget":
-                budget = services.set_budget(workspace, budget_limits(opts))
+                budget = configuration.set_budget(workspace, budget_limits(opts))
                 shown = ", ".join(f"{name.replace('_', '-')}={'none' if value is None else value}"
                                   for name, value in budget.limits().items())
                 self.stdout.write(f"Budget of {workspace.slug}: {shown}")
             elif action == "add-member":
                 # Scripted set-up adds people before they ever logged in: a missing user is created
                 # with no usable password, to be set by them or an admin.
-                membership = services.add_member(workspace, opts["username"], opts["role"], create_user=True)
+                membership = members.add_member(workspace, opts["username"], opts["role"], create_user=True)
                 self.stdout.write(f"{membership.user.username} is {membership.role} of {workspace.slug}")
                 if not membership.user.has_usable_password():
                     self.stdout.write(f"{membership.user.username} has no password yet: "
@@ -105,25 +107,25 @@ class Command(BaseCommand):
                 membership = Membership.objects.filter(workspace=workspace, user__username=opts["username"]).first()
                 if membership is None:
                     raise CommandError(f"{opts['username']} is not a member of {workspace.slug}")
-                services.remove_member(membership)
+                members.remove_member(membership)
                 self.stdout.write(f"{opts['username']} removed from {workspace.slug}")
             elif action == "rename":
-                workspace = services.rename_workspace(workspace, opts["name"])
+                workspace = configuration.rename_workspace(workspace, opts["name"])
                 self.stdout.write(f"Workspace {workspace.slug} is named {workspace.name}")
             elif action == "set-topology":
-                stored = services.set_topology(workspace, topology_argument(opts["topology"]), operator=True)
+                stored = configuration.set_topology(workspace, topology_argument(opts["topology"]), operator=True)
                 self.stdout.write(f"Models of {workspace.slug}: " + (", ".join(
                     f"{role}={spec.get('provider')}:{spec.get('model')}" for role, spec in stored.items())
                     if stored else "the server default (BEYOND_PROVIDER)"))
             elif action == "set-frameworks":
                 keys = [key.strip() for key in opts["keys"].split(",") if key.strip()]
-                enabled = services.set_enabled_frameworks(workspace, keys)
+                enabled = configuration.set_enabled_frameworks(workspace, keys)
                 self.stdout.write(f"Enabled frameworks of {workspace.slug}: {', '.join(enabled) or 'none'}")
             elif action == "set-research-default":
-                on = services.set_research_default(workspace, opts["value"] == "on")
+                on = configuration.set_research_default(workspace, opts["value"] == "on")
                 self.stdout.write(f"New conversations in {workspace.slug} start with web research "
                                   f"{'on' if on else 'off'}")
-        except (ValueError, TopologyError, services.DocumentRefused) as exc:
+        except (ValueError, TopologyError, knowledge.DocumentRefused) as exc:
             raise CommandError(str(exc)) from None
         self._say_logged(workspace, after=last)
 

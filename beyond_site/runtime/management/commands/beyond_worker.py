@@ -1,5 +1,6 @@
-"""The scaled mode's worker: executes runs from the job engine's queue (procrastinate) and the
-engine's periodic housekeeping (failing the runs of dead workers).
+"""The scaled mode's worker: executes the background work the web servers defer (runs/jobs.py):
+runs, files to read and calibrations, each on its own queue, and the engine's periodic
+housekeeping (failing the work of dead workers) and check of the record.
 
 Run several of these beside web servers that have BEYOND_RUN_IN_PROCESS=false, every process on
 the same PostgreSQL and Redis (docs/operations.md, "Scaled mode"). SIGTERM or SIGINT: no new run
@@ -18,10 +19,11 @@ from django.core.management.base import BaseCommand, CommandError
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
 
-from beyond_site.runs.warmup import WORKER_PARTS, prepare_process
-from beyond_site.runs.jobs import AUDIT_QUEUE, ENGINE_APP, HOUSEKEEPING_QUEUE, RUNS_QUEUE
+from beyond_site.runs.jobs import (AUDIT_QUEUE, CALIBRATION_QUEUE, ENGINE_APP, FILES_QUEUE, HOUSEKEEPING_QUEUE,
+                                   RUNS_QUEUE)
 from beyond_site.runs.reaping import fail_runs_of_gone_runners
-from beyond_site.runs.services import ring_reaped
+from beyond_site.runs.runner import ring_reaped
+from beyond_site.runtime.warmup import WORKER_PARTS, prepare_process
 
 log = logging.getLogger("beyond.worker")
 
@@ -38,7 +40,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if not apps.is_installed(ENGINE_APP):
             raise CommandError("beyond_worker is the scaled mode's runner: set DATABASE_URL to PostgreSQL")
-        prepare_process(WORKER_PARTS)  # before the first job, not during it (runs/warmup.py)
+        prepare_process(WORKER_PARTS)  # before the first job, not during it (runtime/warmup.py)
         # The web processes queue jobs through Django's connection; a worker needs the engine's
         # own (it listens for new jobs and keeps a pool).
         with app.replace_connector(app.connector.get_worker_connector()):
@@ -56,7 +58,12 @@ async def serve(concurrency: int, poll: float, once: bool) -> None:
                    # Its own worker, so reaping never waits for a run slot to free up.
                    Worker(app=app, **options, queues=[HOUSEKEEPING_QUEUE], name="housekeeping", concurrency=1),
                    # The periodic check of the record, apart so that it never delays reaping.
-                   Worker(app=app, **options, queues=[AUDIT_QUEUE], name="audit", concurrency=1)]
+                   Worker(app=app, **options, queues=[AUDIT_QUEUE], name="audit", concurrency=1),
+                   # Files are read in subprocesses with limits of their own; a calibration calls
+                   # models for minutes: neither ever takes a run's slot.
+                   Worker(app=app, **options, queues=[FILES_QUEUE], name="files",
+                          concurrency=settings.BEYOND_FILE_READERS),
+                   Worker(app=app, **options, queues=[CALIBRATION_QUEUE], name="calibration", concurrency=1)]
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
 

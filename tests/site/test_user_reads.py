@@ -1,4 +1,4 @@
-"""The async views (send, stop, run again) read the signed-in user once per request, and still
+"""The submission and Stop read the signed-in user once per request, and still
 send a visitor who is not signed in to the login page."""
 from __future__ import annotations
 

@@ -1,0 +1,150 @@
+"""The run queue: starting a run (the chat, Run again, `beyond_run`), claiming it, stopping it.
+
+Executing a claimed run is the runner's (`runner.py`); where it executes (this server, a worker)
+is the job interface's (`jobs.py`).
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pipeline import events as ev
+from pipeline.events import Event
+from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
+from beyond_site.lib import leases
+from beyond_site.lib.inputs import without_bidi_controls
+from beyond_site.lib.runners import runner_identity
+from beyond_site.runs import jobs
+from beyond_site.runs.budgets import check_submission
+from beyond_site.runs.models import Run
+from beyond_site.runs.provenance import person
+from beyond_site.runs.recorder import EventRecorder, stop_reason
+from beyond_site.workspaces.models import Conversation, Message, Workspace
+
+RUN_TASK = "beyond.execute_run"
+
+
+def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
+    """The override, else the workspace's own topology, else BEYOND_PROVIDER for all roles."""
+    if override is not None:
+        return override
+    if workspace.topology:
+        return parse_topology(workspace.topology)
+    return parse_shorthand(settings.BEYOND_PROVIDER)
+
+
+class ConversationDeleted(ValueError):
+    """No new run joins a deleted conversation."""
+
+
+TITLE_CHARS = 80
+
+
+def conversation_title(task: str) -> str:
+    """A conversation is named after its first task: whole if it is short, else cut at the last
+    word that fits, with an ellipsis."""
+    words = " ".join(without_bidi_controls(task).split())
+    if len(words) <= TITLE_CHARS:
+        return words or "New conversation"
+    cut = words[:TITLE_CHARS - 1]
+    at_word = cut.rsplit(" ", 1)[0]
+    if words[TITLE_CHARS - 1] != " " and len(at_word) >= TITLE_CHARS // 2:  # not inside a word, unless it is long
+        cut = at_word
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
+              topology: Topology | None = None, idempotency_key: str | None = None,
+              research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
+    """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
+    returns (run, created). A replayed submission (the same idempotency key) creates nothing and
+    returns the run that key already started, in that run's own conversation. A submission over
+    one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing.
+
+    The run is executed off the request (`jobs.defer`), unless the caller executes it itself
+    (`run_here`, as `beyond_run` does). Where this process executes deferred work itself (the
+    embedded server), the run is created already claimed by it: under a burst of submissions, a
+    separate claim would wait behind every other run's writes (docs/architecture.md)."""
+    task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
+    if idempotency_key:
+        existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
+        if existing:
+            return existing, False
+    if conversation is not None and conversation.deleted_at is not None:
+        raise ConversationDeleted("This conversation was deleted: start a new one.")
+    topo = resolve_topology(workspace, topology)
+    claimed = _claimed_fields(runner_identity()) if jobs.executes_here() and not run_here else {}
+    try:
+        with transaction.atomic():  # a new conversation exists only with its run
+            check_submission(workspace, user)  # locks the workspace row when it caps submissions
+            if conversation is None:
+                conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
+                                                           created_by=user)
+            else:
+                if not conversation.messages.exists():
+                    # A conversation started by an upload takes its first task's name.
+                    conversation.title = conversation_title(task)
+                conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
+            message = Message.objects.create(conversation=conversation, text=task, author=user)
+            run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
+                                     topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
+                                     offline=any(topo.role(r).provider == "offline" for r in ROLES),
+                                     research=research, retry_of=retry_of, **claimed)
+            if not run_here:
+                jobs.defer(RUN_TASK, run_id=run.pk)
+    except IntegrityError:
+        # Two submissions with one key raced: the other one won, and that run is this task's run.
+        return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
+    return run, True
+
+
+class NotRetryable(ValueError):
+    """Only a run that failed, halted or was stopped can be run again."""
+
+
+def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
+    """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
+    if run.status not in Run.RETRYABLE:
+        raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
+    return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
+                     research=run.research, idempotency_key=idempotency_key)
+
+
+def _claimed_fields(owner: str, *, leased: bool = True) -> dict:
+    return {"status": Run.RUNNING, "started_at": timezone.now(), **leases.lease_fields(owner, leased=leased)}
+
+
+def claim_run(run_id: int, owner: str, *, leased: bool = True) -> bool:
+    """Take a queued run (lib/leases.py). A runner outside the job engine takes a lease it must
+    renew; a job-engine worker takes none (the engine's worker heartbeats say whether it is alive)."""
+    return leases.claim(Run.objects.filter(pk=run_id, status=Run.QUEUED), owner, leased=leased,
+                        status=Run.RUNNING, started_at=timezone.now())
+
+
+def claim_next_run(owner: str) -> int | None:
+    for run_id in Run.objects.filter(status=Run.QUEUED).order_by("created_at", "id").values_list("id", flat=True)[:5]:
+        if claim_run(run_id, owner):
+            return run_id
+    return None
+
+
+def may_stop(run: Run, user, membership) -> bool:
+    """The member who started a run may stop it, and so may the workspace's admins."""
+    from_admin = membership is not None and membership.role == membership.ADMIN
+    return from_admin or (run.created_by_id is not None and run.created_by_id == getattr(user, "pk", None))
+
+
+def request_stop(run_id: int, user) -> bool:
+    """Stop a queued or running run; False when it had already finished. A queued run is cancelled
+    at once (taking it with the same claim a runner would, so no runner starts it meanwhile); a
+    running one is marked, and its runner, told through the stop bell or its own check, stops it.
+    From the mark on, nothing more of it is released."""
+    if claim_run(run_id, "stopper"):
+        Run.objects.filter(pk=run_id).update(stopped_by=user)
+        recorder = EventRecorder(Run.objects.get(pk=run_id), owner="stopper")
+        recorder.stopper = person(user.pk, user.get_username())  # named in the final event, as any stop
+        recorder.record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
+        return True
+    return Run.objects.filter(pk=run_id, status=Run.RUNNING, stop_requested_at=None).update(
+        stop_requested_at=timezone.now(), stopped_by=user) == 1
