@@ -34,6 +34,9 @@ if not SECRET_KEY:
         key_file.write_text(secrets.token_urlsafe(50))
         key_file.chmod(0o600)
     SECRET_KEY = key_file.read_text().strip()
+#: Earlier keys, comma-separated, still accepted after a key change (sessions, the signed periodic
+#: checks of the record: docs/audit.md).
+SECRET_KEY_FALLBACKS = [k for k in os.getenv("DJANGO_SECRET_KEY_FALLBACKS", "").split(",") if k]
 
 ALLOWED_HOSTS = [h.strip() for h in os.getenv("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [h.strip() for h in os.getenv("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if h.strip()]
@@ -235,6 +238,9 @@ STORAGES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Django's database sessions; a key outside the session alphabet is no session (a NUL in a cookie
+# reached PostgreSQL).
+SESSION_ENGINE = "beyond_site.lib.session_keys"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 SECURE_CONTENT_TYPE_NOSNIFF = True

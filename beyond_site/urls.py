@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from beyond_site.accounts.memberships import leave
 from beyond_site.lib.accounts import account_urls
 from beyond_site.workspace_settings.creation import new_workspace
 
@@ -9,6 +10,7 @@ urlpatterns = [
     path("accounts/", include(account_urls())),  # password resets only where mail is configured
     path("invitations/", include("beyond_site.accounts.urls")),
     path("workspaces/new/", new_workspace, name="workspace_new"),
+    path("w/<slug:slug>/leave/", leave, name="leave_workspace"),
     path("w/<slug:slug>/files/", include("beyond_site.files.urls")),
     path("w/<slug:slug>/audit/", include("beyond_site.audit.urls")),
     path("w/<slug:slug>/settings/", include("beyond_site.workspace_settings.urls")),

@@ -32,6 +32,26 @@ def _event(type_: str):
 PAYLOADS: dict[str, type[Payload]] = {}
 
 
+@_event("run_requested")
+class RunRequested(Payload):
+    """Who asked for what: the first event of every run's record, written by the app (the core never
+    emits it) from the run as it was created, so that `beyond_audit verify` can hold the run's
+    columns, its conversation and its message to it."""
+
+    task: str
+    #: {"id", "username"} of the member who started it, the username as it was then; None for a
+    #: run started by a command on the server.
+    requested_by: dict | None
+    conversation: int | None
+    message: int | None
+    message_text: str | None
+    topology: dict
+    offline: bool
+    research: bool
+    #: The run this one runs again ("Run again"), or None.
+    retry_of: int | None = None
+
+
 @_event("run_started")
 class RunStarted(Payload):
     topology: dict
@@ -295,6 +315,7 @@ PAGE_FETCHED, PAGE_REFUSED, EVIDENCE_COLLECTED = PageFetched.TYPE, PageRefused.T
 RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFailed.TYPE
 RUN_CANCELLED, RUN_DECLINED = RunCancelled.TYPE, RunDeclined.TYPE
 SPECIFICS_LISTED = SpecificsListed.TYPE
+RUN_REQUESTED = RunRequested.TYPE
 
 FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED, RUN_DECLINED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})

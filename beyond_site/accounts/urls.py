@@ -1,6 +1,7 @@
 from django.urls import path
 
-from beyond_site.accounts import views
+from beyond_site.accounts import memberships, views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at invitations/ (beyond_site/urls.py).
 app_name = "accounts"
@@ -8,4 +9,7 @@ urlpatterns = [
     path("<str:token>/", views.invitation, name="invitation"),
     path("<str:token>/accept/", views.accept, name="accept"),
     path("<str:token>/signup/", views.signup, name="signup"),
+    # An offer of a role to one account (workspaces/consent.py): no link, answered when signed in.
+    path("offers/<id:offer_id>/accept/", memberships.accept_offer, name="offer_accept"),
+    path("offers/<id:offer_id>/decline/", memberships.decline_offer, name="offer_decline"),
 ]

@@ -11,12 +11,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.accounts.forms import SignupForm
 from beyond_site.workspaces import members
 
 #: The backend a just-created account is logged in with (axes' backend only guards passwords typed in).
@@ -30,7 +30,7 @@ def _refused(request, reason: str):
 def _page(request, token, invitation, *, signup_form=None, status=200):
     return render(request, "accounts/invitation.html", {
         "token": token, "invitation": invitation, "workspace": invitation.workspace,
-        "signup_form": signup_form or UserCreationForm(),
+        "signup_form": signup_form or SignupForm(),
         "login_url": f"{reverse('login')}?next={reverse('accounts:invitation', args=[token])}",
     }, status=status)
 
@@ -70,7 +70,7 @@ def signup(request, token):
         found = members.check_invitation(members.invitation_for(token))
     except members.InvitationRefused as exc:
         return _refused(request, str(exc))
-    form = UserCreationForm(request.POST)
+    form = SignupForm(request.POST)
     if not form.is_valid():
         return _page(request, token, found, signup_form=form, status=400)
     try:

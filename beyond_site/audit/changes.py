@@ -23,10 +23,11 @@ COMMAND = "-command"  # the "who" filter's value for changes made by a command (
 #: Kind of change -> (label, {action: what the page calls it}).
 KINDS = {
     "members": ("Members and roles", {"member_added": "Member added", "member_role_changed": "Role changed",
-                                      "member_removed": "Member removed"}),
+                                      "member_removed": "Member removed", "member_left": "Member left"}),
     "invitations": ("Invitations", {"invitation_created": "Invitation created",
                                     "invitation_accepted": "Invitation accepted",
-                                    "invitation_revoked": "Invitation withdrawn"}),
+                                    "invitation_revoked": "Invitation withdrawn",
+                                    "invitation_declined": "Invitation declined"}),
     "topology": ("Models per role", {"topology_changed": "Models per role changed"}),
     "frameworks": ("Frameworks", {"frameworks_changed": "Enabled frameworks changed",
                                   # Packs are site-wide: logged in each workspace that enabled one.

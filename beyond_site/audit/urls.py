@@ -1,6 +1,7 @@
 from django.urls import path
 
 from beyond_site.audit import changes, research, usage, views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/audit/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "audit"
@@ -10,9 +11,9 @@ urlpatterns = [
     path("export.json", views.list_export, name="list_export"),
     path("usage/", usage.usage_page, name="usage"),
     path("usage.csv", usage.usage_csv, name="usage_csv"),
-    path("runs/<int:run_id>/", views.run_detail, name="run"),
-    path("runs/<int:run_id>/trace.json", views.run_export, name="run_export"),
-    path("runs/<int:run_id>/seen", views.seen, name="seen"),
-    path("runs/<int:run_id>/calls/<int:call_id>/context/", views.call_context, name="call_context"),
-    path("runs/<int:run_id>/sources/<slug:evidence_id>/", research.evidence_text, name="evidence"),
+    path("runs/<id:run_id>/", views.run_detail, name="run"),
+    path("runs/<id:run_id>/trace.json", views.run_export, name="run_export"),
+    path("runs/<id:run_id>/seen", views.seen, name="seen"),
+    path("runs/<id:run_id>/calls/<id:call_id>/context/", views.call_context, name="call_context"),
+    path("runs/<id:run_id>/sources/<slug:evidence_id>/", research.evidence_text, name="evidence"),
 ]

@@ -8,8 +8,6 @@ reported", never 0.
 """
 from __future__ import annotations
 
-import csv
-import io
 from datetime import UTC, date, datetime, time, timedelta
 
 from django import forms
@@ -24,6 +22,7 @@ from pipeline import badges
 from pipeline.topology import ROLES
 from beyond_site.audit.filters import refuse_end_before_start
 from beyond_site.audit.usage_charts import Bar, bar_chart
+from beyond_site.lib.csv_guard import guarded_csv
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs.usage import TOKEN_FIELDS, TOKEN_LABELS, Tally, usage_report, workspace_models
 from beyond_site.workspaces.access import READ, require_membership
@@ -33,7 +32,6 @@ DEFAULT_MONTHS = 12
 #: A longer range shows only the months that had calls, so the month chart stays readable.
 MONTHS_DRAWN_MAX = 36
 BADGE_ORDER = (badges.PASSED, badges.PASSED_AFTER_RERENDER, badges.CHECKED, badges.WARNING, badges.HALTED, Step.NOT_RELEASED)
-CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: Dates outside these are refused (the range's end is the day after `date_to`, which must exist).
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9998, 12, 31)
 
@@ -242,11 +240,6 @@ CSV_FIELDS = ("month", "role", "model", "calls",
               "cost_usd", "cost_estimated_usd", "cost_not_reported")
 
 
-def csv_safe(text: str) -> str:
-    """A cell a spreadsheet will not run as a formula: model names come from the providers."""
-    return "'" + text if text.startswith(CSV_FORMULA_STARTS) else text
-
-
 def _number(value) -> str:
     if value is None:
         return ""  # not reported: an empty cell, never 0
@@ -255,15 +248,14 @@ def _number(value) -> str:
 
 def usage_csv_text(report) -> str:
     """One row per (month, role, model); an empty sum means no call of the row reported it."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
+    rows = []
     for g in report.groups:
         t = g.tally
         tokens = [c for f in TOKEN_FIELDS for c in (_number(t.tokens(f)), str(t.missing[f]))]
-        writer.writerow([f"{g.month:%Y-%m}", csv_safe(g.role), csv_safe(g.model), t.calls, *tokens,
-                         _number(t.cost), _number(t.cost_estimated), t.cost_missing])
-    return out.getvalue()
+        # Model names come from the providers: every cell goes through the one CSV guard.
+        rows.append([f"{g.month:%Y-%m}", g.role, g.model, t.calls, *tokens, _number(t.cost),
+                     _number(t.cost_estimated), t.cost_missing])
+    return guarded_csv(CSV_FIELDS, rows)
 
 
 @require_safe

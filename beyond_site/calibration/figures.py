@@ -1,13 +1,12 @@
 """A calibration report as the command prints it, the page compares it, and the exports give it."""
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 
 from pipeline.calibration import VIOLATION_TYPES, wilson
 from beyond_site.calibration.charts import Row, interval_chart, percent, seconds
 from beyond_site.calibration.models import CalibrationReport
+from beyond_site.lib.csv_guard import guarded_csv
 from beyond_site.runs.selectors import iso
 
 CSV_FIELDS = ("report", "verifier", "contract", "measure", "type", "n", "count", "rate", "ci95_low", "ci95_high",
@@ -89,12 +88,9 @@ def csv_text(report: CalibrationReport) -> str:
     """One row per measure: per contract, clean drafts flagged, each violation type caught (by the
     model alone and with the citation gate), unparseable verdicts, issues false, cost, latency and
     tokens; then the citation gate alone."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_FIELDS, lineterminator="\n", restval="")
-    writer.writeheader()
-    for row in _csv_rows(report.report or {}):
-        writer.writerow({"report": report.pk, "verifier": report.verifier, **row})
-    return out.getvalue()
+    # The verifier's name comes from a topology an admin typed: the one CSV guard defuses formulas.
+    return guarded_csv(CSV_FIELDS, ({"report": report.pk, "verifier": report.verifier, **row}
+                                 for row in _csv_rows(report.report or {})))
 
 
 def short_label(report: CalibrationReport, limit: int = 30) -> str:

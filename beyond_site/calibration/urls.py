@@ -1,14 +1,15 @@
 from django.urls import path
 
 from beyond_site.calibration import label_views, views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/calibration/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "calibration"
 urlpatterns = [
     path("", views.reports_page, name="reports"),
     path("start/", views.start, name="start"),
-    path("<int:report_id>/resume/", views.resume, name="resume"),
-    path("<int:report_id>.json", views.report_json, name="report_json"),
-    path("<int:report_id>.csv", views.report_csv, name="report_csv"),
-    path("runs/<int:run_id>/labels/", label_views.label, name="label"),
+    path("<id:report_id>/resume/", views.resume, name="resume"),
+    path("<id:report_id>.json", views.report_json, name="report_json"),
+    path("<id:report_id>.csv", views.report_csv, name="report_csv"),
+    path("runs/<id:run_id>/labels/", label_views.label, name="label"),
 ]

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.notices import notice_only
 from beyond_site.lib.http import clean_text
+from beyond_site.lib.ids import parse_id
 from beyond_site.runs.models import Step
 from beyond_site.workspaces import access
 from beyond_site.workspaces.models import Conversation, Message
@@ -92,9 +93,9 @@ def search(request, slug):
     """The conversation list for a search (htmx swaps it in as the member types)."""
     membership = access.require_membership(request, slug, access.READ)
     query = search_query(request.GET.get("q"))
-    current = None
-    if request.GET.get("current", "").isdigit():
-        current = Conversation.visible.filter(pk=int(request.GET["current"]), workspace=membership.workspace).first()
+    current, current_id = None, parse_id(request.GET.get("current"))
+    if current_id is not None:
+        current = Conversation.visible.filter(pk=current_id, workspace=membership.workspace).first()
     ctx = {"workspace": membership.workspace, "membership": membership,
            **sidebar_context(membership.workspace, current, page_number(request.GET.get("chats")), query)}
     return render(request, "chat/_conversations.html", ctx)

@@ -1,22 +1,23 @@
 from django.urls import path
 
 from beyond_site.chat import attachments, conversations, memories, run_actions, views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 app_name = "chat"
 urlpatterns = [
     path("", views.home, name="home"),
     path("w/<slug:slug>/", views.workspace, name="workspace"),
-    path("w/<slug:slug>/c/<int:conversation_id>/", views.workspace, name="conversation"),
+    path("w/<slug:slug>/c/<id:conversation_id>/", views.workspace, name="conversation"),
     path("w/<slug:slug>/send/", views.send, name="send"),
     path("w/<slug:slug>/upload/", views.upload, name="upload"),
     path("w/<slug:slug>/conversations/", conversations.search, name="conversations"),
-    path("w/<slug:slug>/c/<int:conversation_id>/rename/", conversations.rename, name="conversation_rename"),
-    path("w/<slug:slug>/c/<int:conversation_id>/delete/", conversations.delete, name="conversation_delete"),
-    path("w/<slug:slug>/attachments/<int:document_id>/remove/", attachments.remove, name="attachment_remove"),
-    path("w/<slug:slug>/c/<int:conversation_id>/uploads/", attachments.uploads, name="uploads"),
-    path("w/<slug:slug>/runs/<int:run_id>/stop/", run_actions.stop, name="stop"),
-    path("w/<slug:slug>/runs/<int:run_id>/again/", run_actions.again, name="run_again"),
+    path("w/<slug:slug>/c/<id:conversation_id>/rename/", conversations.rename, name="conversation_rename"),
+    path("w/<slug:slug>/c/<id:conversation_id>/delete/", conversations.delete, name="conversation_delete"),
+    path("w/<slug:slug>/attachments/<id:document_id>/remove/", attachments.remove, name="attachment_remove"),
+    path("w/<slug:slug>/c/<id:conversation_id>/uploads/", attachments.uploads, name="uploads"),
+    path("w/<slug:slug>/runs/<id:run_id>/stop/", run_actions.stop, name="stop"),
+    path("w/<slug:slug>/runs/<id:run_id>/again/", run_actions.again, name="run_again"),
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
-    path("w/<slug:slug>/memories/<int:memory_id>/", memories.edit, name="memory_edit"),
-    path("w/<slug:slug>/memories/<int:memory_id>/delete/", memories.delete, name="memory_delete"),
+    path("w/<slug:slug>/memories/<id:memory_id>/", memories.edit, name="memory_edit"),
+    path("w/<slug:slug>/memories/<id:memory_id>/delete/", memories.delete, name="memory_delete"),
 ]

@@ -32,6 +32,7 @@ from beyond_site.runs import jobs
 from beyond_site.runs.queue import ConversationDeleted, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
+from beyond_site.workspaces.consent import offers_for
 from beyond_site.workspaces.models import Conversation, Document, Message
 from beyond_site.workspaces.conversations import may_manage_conversation
 from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, receive_file
@@ -117,7 +118,7 @@ def _chat_url(slug: str, conversation) -> str:
 @require_GET
 def home(request):
     workspaces = access.workspaces_for(request.user)
-    return render(request, "chat/home.html", {"workspaces": workspaces})
+    return render(request, "chat/home.html", {"workspaces": workspaces, "offers": offers_for(request.user)})
 
 
 @login_required

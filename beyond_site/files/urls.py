@@ -1,14 +1,15 @@
 from django.urls import path
 
 from beyond_site.files import views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/files/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "files"
 urlpatterns = [
     path("", views.library, name="library"),
     path("add/", views.add, name="add"),
-    path("<int:document_id>/", views.preview, name="preview"),
-    path("<int:document_id>/row/", views.row, name="row"),
-    path("<int:document_id>/download/", views.download, name="download"),
-    path("<int:document_id>/remove/", views.remove, name="remove"),
+    path("<id:document_id>/", views.preview, name="preview"),
+    path("<id:document_id>/row/", views.row, name="row"),
+    path("<id:document_id>/download/", views.download, name="download"),
+    path("<id:document_id>/remove/", views.remove, name="remove"),
 ]

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.lib.ids import parse_id
 from beyond_site.lib.uploads import megabytes, read_files_capped
 from beyond_site.runs import jobs
 from beyond_site.workspaces import access, originals
@@ -44,9 +45,10 @@ def _target(membership, value) -> Conversation | None:
     """The conversation a file is added to, or None for the whole workspace."""
     if not value or value == "workspace":
         return None
-    if not str(value).isdigit():  # never widen a malformed choice to the whole workspace
+    pk = parse_id(value)
+    if pk is None:  # never widen a malformed choice to the whole workspace
         raise Http404("No such conversation")
-    return get_object_or_404(Conversation, pk=int(value), workspace=membership.workspace)
+    return get_object_or_404(Conversation, pk=pk, workspace=membership.workspace)
 
 
 def _page(request, membership, *, refused=(), added=(), status=200):

@@ -81,7 +81,7 @@ class _Guarded:
 
     async def run(self) -> None:
         length = _header(self.scope, b"content-length")
-        declared = int(length) if length.isdigit() else None
+        declared = int(length) if length.isascii() and length.isdigit() else None  # not "²"
         if declared is not None and await self._over(declared):
             return await self._refuse()
         await self.app(self.scope, self.receive, self.send)

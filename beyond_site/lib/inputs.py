@@ -20,9 +20,9 @@ from html import escape
 
 from django.http import HttpResponse
 
+from beyond_site.lib.ids import parse_id
+
 NUL_REFUSED = "Text cannot contain NUL characters (\\x00): remove them and send it again."
-#: Ids are 64-bit integers in every database Beyond runs on.
-MAX_ID = 2**63 - 1
 
 
 class BadInput(ValueError):
@@ -42,14 +42,13 @@ def has_nul(*values) -> bool:
 
 
 def object_id(value, what: str) -> int | None:
-    """`value` as an id (None when empty); BadInput when it is not one. ASCII digits only: "²" and
-    other Unicode digits pass str.isdigit() but not int()."""
+    """`value` as an id (None when empty); BadInput when it is not one (lib/ids.py)."""
     if value is None or value == "":
         return None
-    text = str(value).strip()
-    if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= MAX_ID:
+    number = parse_id(str(value).strip())
+    if number is None:
         raise BadInput(f"That is not a valid {what}.")
-    return int(text)
+    return number
 
 
 def notice_html(text: str) -> str:

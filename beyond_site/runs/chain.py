@@ -24,16 +24,19 @@ from typing import Any, Iterable
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from pipeline import events as ev
 from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
 from beyond_site.lib.db import db
+from beyond_site.runs.bytes_check import blob_problems, evidence_named, file_problems
 from beyond_site.runs.contexts import record_sha256
+from beyond_site.runs.provenance import NOT_CHECKED, Provenance
 from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
                                      WorkspaceLedger)
 from beyond_site.runs.verification import combined, step_checker
 from beyond_site.workspaces.changelog import verify_changes
-from beyond_site.workspaces.models import Blob, Workspace, WorkspaceEvent
+from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
 # The admin change log's own chain (workspaces/changelog.py) is verified with the runs. It is
 # looked up by name only until both branches are merged; then this becomes a plain import.
@@ -134,9 +137,14 @@ class _Expected:
     final: tuple | None = None  # (seq, type, reason, at)
     topology: dict | None = None  # run_started's: who checked a release recorded before it said so
     checkers: list = dataclasses.field(default_factory=list)  # per release, who checked it
+    #: Who asked for what, and who stopped the run (runs/provenance.py).
+    provenance: Provenance = dataclasses.field(default_factory=Provenance)
+    #: The stored bytes the events name: {sha256: how they name them} (runs/bytes_check.py).
+    blobs: dict = dataclasses.field(default_factory=dict)
 
     def add(self, seq: int, type_: str, data: dict, at) -> None:
         p = ev.load(type_, data)
+        self.provenance.add(seq, type_, data, p)
         if type_ == ev.RUN_STARTED:
             self.topology = p.topology
         elif type_ == ev.ATTEMPT_DRAFTED:
@@ -156,6 +164,8 @@ class _Expected:
             self.summary = (seq, _fingerprint(p.summary, p.findings))
         elif type_ == ev.SPECIFICS_LISTED and p.error is None:
             self.specifics[p.step] = (seq, _fingerprint(p.unsourced, p.sources), len(p.unsourced))
+        elif type_ == ev.EVIDENCE_COLLECTED:
+            self.blobs.update(evidence_named(p.items))
         elif type_ in FINAL_STATUS:
             self.final = (seq, type_, getattr(p, "reason", None))
 
@@ -171,6 +181,9 @@ class RunReport:
     first_broken: int | None = None
     ledger_seq: int | None = None
     final_hash: str | None = None
+    #: Recorded before its request was chained: its task, starter, conversation and message could
+    #: not be checked (runs/provenance.py).
+    request_unchecked: bool = False
 
     @property
     def ok(self) -> bool:
@@ -278,6 +291,9 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
         report.problems.append(f"step {index} of the brief is missing")
 
     _check_run_fields(run, report, expected)
+    report.problems += expected.provenance.problems(run.pk)
+    report.request_unchecked = not expected.provenance.chained
+    report.problems += blob_problems(expected.blobs)
 
 
 def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
@@ -327,7 +343,7 @@ def _check_contexts(report: RunReport, shas: set[str]) -> None:
     """Each context record still hashes to its address, and each of its parts' bytes to theirs."""
     if not shas:
         return
-    blobs: set[str] = set()
+    blobs: dict[str, str] = {}
     for sha, parts in ContextRecord.objects.filter(sha256__in=shas).values_list("sha256", "parts").iterator():
         try:
             valid = record_sha256(parts) == sha
@@ -336,10 +352,8 @@ def _check_contexts(report: RunReport, shas: set[str]) -> None:
         if not valid:
             report.problems.append(f"the context record {sha[:12]} no longer matches its parts")
         else:
-            blobs.update(part["blob"] for part in parts)
-    for sha, data in Blob.objects.filter(sha256__in=blobs).values_list("sha256", "data").iterator(chunk_size=20):
-        if hashlib.sha256(bytes(data)).hexdigest() != sha:
-            report.problems.append(f"the context part {sha[:12]} no longer matches its bytes")
+            blobs.update((part["blob"], f"the context part {part['blob'][:12]}") for part in parts)
+    report.problems += blob_problems(blobs)
 
 
 def _check_ledger_entry(run: Run, report: RunReport, final_hash: str | None, finished: bool) -> None:
@@ -393,16 +407,27 @@ class WorkspaceReport:
     broken: list[RunReport] = dataclasses.field(default_factory=list)
     ledger: list[str] = dataclasses.field(default_factory=list)
     changes: list[str] = dataclasses.field(default_factory=list)
+    #: The workspace's files whose originals are gone or changed (runs/bytes_check.py).
+    files: list[str] = dataclasses.field(default_factory=list)
+    #: Periodic checks not written by Beyond, or removed from between two others.
+    checks: list[str] = dataclasses.field(default_factory=list)
+    #: Runs recorded before their request was chained (what verify could not check of them).
+    request_unchecked: list[int] = dataclasses.field(default_factory=list)
+
+    @property
+    def other_problems(self) -> list[str]:
+        return self.ledger + self.changes + self.files + self.checks
 
     @property
     def ok(self) -> bool:
-        return not (self.broken or self.ledger or self.changes)
+        return not (self.broken or self.other_problems)
 
     def lines(self) -> list[str]:
-        """One line per broken run, then the ledger's and the change log's problems."""
+        """One line per broken run, then the ledger's, the change log's, the files' and the checks' problems."""
         name = self.workspace.slug
         return ([report.line() for report in self.broken] + [f"{name} ledger: {p}" for p in self.ledger]
-                + [f"{name} change log: {p}" for p in self.changes])
+                + [f"{name} change log: {p}" for p in self.changes] + [f"{name} files: {p}" for p in self.files]
+                + [f"{name} checks: {p}" for p in self.checks])
 
 
 def _check_ledger(workspace: Workspace, report: WorkspaceReport) -> None:
@@ -429,21 +454,42 @@ def verify_workspace(workspace: Workspace) -> WorkspaceReport:
         report.events += run_report.events
         if not run_report.ok:
             report.broken.append(run_report)
+        if run_report.request_unchecked:
+            report.request_unchecked.append(run.pk)
     _check_ledger(workspace, report)
     report.changes = list(verify_changes(workspace))
+    report.files = file_problems(workspace)
+    report.checks = check_log_problems(workspace)
     return report
+
+
+#: Runs named in the summary's note of what could not be checked; the rest are counted.
+UNCHECKED_NAMED = 5
 
 
 def summary_line(reports: Iterable[WorkspaceReport]) -> str:
     reports = list(reports)
     broken = sum(len(r.broken) for r in reports)
-    other = sum(len(r.ledger) + len(r.changes) for r in reports)
+    other = sum(len(r.other_problems) for r in reports)
     counts = (f"{len(reports)} workspace{'s' if len(reports) != 1 else ''}, {sum(r.runs for r in reports)} runs, "
               f"{sum(r.events for r in reports)} events, {sum(r.ledger_rows for r in reports)} ledger rows")
     if not broken and not other:
-        return f"record intact: {counts} verified"
-    return f"record BROKEN: {broken} run{'s' if broken != 1 else ''} and {other} other problem" \
-           f"{'s' if other != 1 else ''} found in {counts}"
+        line = f"record intact: {counts} verified"
+    else:
+        line = (f"record BROKEN: {broken} run{'s' if broken != 1 else ''} and {other} other problem"
+                f"{'s' if other != 1 else ''} found in {counts}")
+    return line + _unchecked_note([pk for r in reports for pk in r.request_unchecked])
+
+
+def _unchecked_note(run_ids: list[int]) -> str:
+    """What verify could not check: runs recorded before their request was chained."""
+    if not run_ids:
+        return ""
+    named = ", ".join(str(pk) for pk in run_ids[:UNCHECKED_NAMED])
+    more = f" and {len(run_ids) - UNCHECKED_NAMED} more" if len(run_ids) > UNCHECKED_NAMED else ""
+    plural = len(run_ids) != 1
+    return (f"; {len(run_ids)} run{'s' if plural else ''} recorded before {'their' if plural else 'its'} request "
+            f"was chained (run{'s' if plural else ''} {named}{more}): {NOT_CHECKED} not checked")
 
 
 # -- anchors ---------------------------------------------------------------------------------------
@@ -501,22 +547,86 @@ def _changes_against(slug: str, head: dict, at) -> list[str]:
 
 # -- the periodic check and what pages show ----------------------------------------------------------
 
+# Each check carries a keyed hash (HMAC with a key derived from SECRET_KEY) of its content and of the
+# workspace's check before it: without the server's secret, a row put in by hand (an "ok" to hide a
+# failure, a date in the future to hold the checks off) has no valid one, and a row removed from
+# between two others breaks the link of the next one.
+CHECK_MAC_SALT = "beyond.runs.chain-check"
+
+
+def check_mac(prev_mac: str, workspace_id: int, at, ok: bool, problems: list, *, secret=None) -> str:
+    content = canonical_json(as_read_back({"prev": prev_mac, "workspace": workspace_id, "at": at, "ok": ok,
+                                           "problems": problems}))
+    return salted_hmac(CHECK_MAC_SALT, content, secret=secret, algorithm="sha256").hexdigest()
+
+
+def _mac_holds(mac: str, prev_mac: str, workspace_id: int, at, ok: bool, problems) -> bool:
+    """Whether `mac` was made with the secret key or one of its fallbacks (a rotated key)."""
+    try:
+        return any(constant_time_compare(mac, check_mac(prev_mac, workspace_id, at, ok, problems, secret=secret))
+                   for secret in (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS))
+    except (TypeError, ValueError):
+        return False
+
+
+def _record_check(workspace: Workspace, ok: bool, problems: list[str]) -> ChainCheck:
+    with transaction.atomic():
+        # Two checkers at once take turns, and link in order.
+        Workspace.objects.select_for_update(no_key=True).filter(pk=workspace.pk).order_by().values_list("pk").first()
+        prev = ChainCheck.objects.filter(workspace=workspace).order_by("-id").values_list("mac", flat=True).first()
+        at = timezone.now()
+        return ChainCheck.objects.create(workspace=workspace, at=at, ok=ok, problems=problems,
+                                         mac=check_mac(prev or GENESIS, workspace.pk, at, ok, problems))
+
+
+def _checks(workspace_id: int):
+    """The workspace's checks as (n, row, authentic), n counting from 1 in the order written; a row
+    is authentic when its keyed hash holds and links to the check before it."""
+    rows = ChainCheck.objects.filter(workspace_id=workspace_id).order_by("id").values_list(
+        "id", "at", "ok", "problems", "mac")
+    prev = GENESIS
+    for n, (pk, at, ok, problems, mac) in enumerate(rows.iterator(chunk_size=500), start=1):
+        yield n, (pk, at, ok, problems), _mac_holds(mac, prev, workspace_id, at, ok, problems)
+        prev = mac
+
+
+def check_log_problems(workspace: Workspace) -> list[str]:
+    """One sentence per periodic check that Beyond did not write as it stands."""
+    return [f"check {n} ({at.isoformat(timespec='seconds')}, {'passed' if ok else 'failed'}) was not written by "
+            "Beyond as it stands (its keyed hash does not hold: put in or changed by hand, or a check before it "
+            "was removed)"
+            for n, (_pk, at, ok, _problems), authentic in _checks(workspace.pk) if not authentic]
+
+
+def _latest_check(workspace_id: int) -> tuple[tuple, bool] | None:
+    """The workspace's latest check (pk, at, ok, problems) and whether it is authentic."""
+    rows = list(ChainCheck.objects.filter(workspace_id=workspace_id).order_by("-id").values_list(
+        "id", "at", "ok", "problems", "mac")[:2])
+    if not rows:
+        return None
+    (pk, at, ok, problems, mac), prev = rows[0], (rows[1][4] if len(rows) > 1 else GENESIS)
+    return (pk, at, ok, problems), _mac_holds(mac, prev, workspace_id, at, ok, problems)
+
+
 def check_all() -> list[ChainCheck]:
     """Verify every workspace and record the outcome of each (shown to its admins and auditors)."""
     checks = []
     for workspace in Workspace.objects.order_by("id").iterator():
         report = verify_workspace(workspace)
-        checks.append(ChainCheck.objects.create(workspace=workspace, at=timezone.now(), ok=report.ok,
-                                                problems=report.lines()))
+        checks.append(_record_check(workspace, report.ok, report.lines()))
         if not report.ok:
             log.error("the record of workspace %s is broken: %s", workspace.slug, "; ".join(report.lines()))
     return checks
 
 
 def check_if_due() -> bool:
-    """Run `check_all` if the last check is older than BEYOND_CHAIN_CHECK_EVERY_S; True if it ran."""
-    last = ChainCheck.objects.order_by("-at").values_list("at", flat=True).first()
-    if last is not None and timezone.now() - last < timedelta(seconds=settings.BEYOND_CHAIN_CHECK_EVERY_S):
+    """Run `check_all` if the last check is older than BEYOND_CHAIN_CHECK_EVERY_S; True if it ran.
+    A check Beyond did not write (its keyed hash does not hold) counts as no check."""
+    now = timezone.now()
+    last_workspace = ChainCheck.objects.order_by("-id").values_list("workspace_id", flat=True).first()
+    latest = _latest_check(last_workspace) if last_workspace is not None else None
+    if latest is not None and latest[1] and \
+            now - timedelta(seconds=settings.BEYOND_CHAIN_CHECK_EVERY_S) < latest[0][1] <= now:
         return False
     check_all()
     return True
@@ -533,9 +643,17 @@ async def check_periodically() -> None:
 
 
 def failed_check(workspace: Workspace) -> ChainCheck | None:
-    """The workspace's latest check if it failed (a later passing check clears it)."""
-    latest = ChainCheck.objects.filter(workspace=workspace).order_by("-at", "-id").first()
-    return latest if latest is not None and not latest.ok else None
+    """The workspace's latest check if it failed (a later passing check clears it). A latest check
+    Beyond did not write is a failure of its own: it may be there to hide one."""
+    latest = _latest_check(workspace.pk)
+    if latest is None:
+        return None
+    (pk, at, ok, problems), authentic = latest
+    if not authentic:
+        return ChainCheck(pk=pk, workspace=workspace, at=at, ok=False, problems=[
+            f"{workspace.slug} checks: the latest check ({at.isoformat(timespec='seconds')}) was not written by "
+            "Beyond (its keyed hash does not hold); run `beyond_audit verify`"])
+    return None if ok else ChainCheck.objects.get(pk=pk)
 
 
 def chain_status(run: Run) -> dict:

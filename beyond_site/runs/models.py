@@ -72,7 +72,11 @@ class Run(models.Model):
     summary_unsourced = models.JSONField(null=True, blank=True)
     summary_sources = models.JSONField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    # Authorship outlives the account: an account that started or stopped a run cannot be deleted
+    # (deactivate it instead), and the username it had then is kept beside it, as in the run's
+    # first event (runs/provenance.py), so a later rename does not re-attribute the run.
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+")
+    created_by_name = models.CharField(max_length=150, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -84,7 +88,7 @@ class Run(models.Model):
     #: A member asked to stop the run (the Stop button): from then on nothing more is released,
     #: and the runner stops it as soon as it learns of it.
     stop_requested_at = models.DateTimeField(null=True, blank=True)
-    stopped_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    stopped_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -104,11 +108,23 @@ class Run(models.Model):
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
 
+    @property
+    def started_by(self) -> str:
+        """Who started the run, by the username they had then (and the account's name now, if it
+        was renamed since); "" for a run started by a command on the server."""
+        if self.created_by_id is None:
+            return ""
+        now = self.created_by.get_username()
+        then = self.created_by_name or now
+        return then if then == now else f"{then} (now {now})"
+
     def save(self, *args, **kwargs):
         if not self._state.adding and self.pk:
             stored = Run.objects.filter(pk=self.pk).values_list("status", flat=True).first()
             if stored in self.FINISHED:
                 raise AppendOnlyError("a finished run's record cannot be changed")
+        if self._state.adding and self.created_by_id is not None and not self.created_by_name:
+            self.created_by_name = self.created_by.get_username()
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
@@ -279,6 +295,10 @@ class ChainCheck(AppendOnly):
     at = models.DateTimeField()
     ok = models.BooleanField()
     problems = models.JSONField(default=list)
+    #: A keyed hash of this check and the workspace's check before it (runs/chain.py, `check_mac`):
+    #: a row put in by hand (an "ok" hiding a failure, a date in the future holding the checks
+    #: off) cannot carry a valid one without the server's secret.
+    mac = models.CharField(max_length=64, default="")
 
     class Meta:
         ordering = ["-at", "-id"]

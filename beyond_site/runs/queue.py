@@ -18,6 +18,7 @@ from beyond_site.lib.runners import runner_identity
 from beyond_site.runs import jobs
 from beyond_site.runs.budgets import check_submission
 from beyond_site.runs.models import Run
+from beyond_site.runs.provenance import person
 from beyond_site.runs.recorder import EventRecorder, stop_reason
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
@@ -65,6 +66,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     (`run_here`, as `beyond_run` does). Where this process executes deferred work itself (the
     embedded server), the run is created already claimed by it: under a burst of submissions, a
     separate claim would wait behind every other run's writes (docs/architecture.md)."""
+    task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
         if existing:
@@ -139,8 +141,10 @@ def request_stop(run_id: int, user) -> bool:
     running one is marked, and its runner, told through the stop bell or its own check, stops it.
     From the mark on, nothing more of it is released."""
     if claim_run(run_id, "stopper"):
-        run = Run.objects.get(pk=run_id)
-        EventRecorder(run, owner="stopper").record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
+        Run.objects.filter(pk=run_id).update(stopped_by=user)
+        recorder = EventRecorder(Run.objects.get(pk=run_id), owner="stopper")
+        recorder.stopper = person(user.pk, user.get_username())  # named in the final event, as any stop
+        recorder.record(Event(ev.RunCancelled(reason=stop_reason(user.get_username()))))
         return True
     return Run.objects.filter(pk=run_id, status=Run.RUNNING, stop_requested_at=None).update(
         stop_requested_at=timezone.now(), stopped_by=user) == 1

@@ -16,7 +16,7 @@ from django.utils import timezone
 from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.lib.prepared import Param, Prepared, PreparedUpdate, insert_rows
-from beyond_site.runs import chain
+from beyond_site.runs import chain, provenance
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
@@ -111,6 +111,8 @@ class EventRecorder:
         self.warnings = list(run.warnings)
         #: Who checked the steps released so far (runs/verification.py).
         self.verification = run.verification
+        #: Who asked to stop the run ({"id", "username"}), once a batch has seen it.
+        self.stopper: dict | None = None
         # Ids of the rows later events point at, so that no event looks them up again.
         self._steps: dict[int, int] | None = None
         self._attempts: dict[tuple[int, int], int] = {}
@@ -118,9 +120,9 @@ class EventRecorder:
     def record(self, event: Event) -> RunEvent:
         """Record one event; StopRequested if it is a release or a recap held back by a stop."""
         recorded = self.record_many([event])
-        if not recorded.rows:
+        if not recorded.rows or recorded.rows[-1].type != event.type:  # (a run's first batch opens with its request)
             raise StopRequested(recorded.stop)
-        return recorded.rows[0]
+        return recorded.rows[-1]
 
     def record_many(self, events: list[Event]) -> Recorded:
         """Record `events` in order, in one transaction: all of them or, on an error, none."""
@@ -145,14 +147,19 @@ class EventRecorder:
             raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
         if state[0] is None:
             return None
-        return stop_reason(get_user_model().objects.filter(pk=state[1]).values_list(
-            get_user_model().USERNAME_FIELD, flat=True).first())
+        username = get_user_model().objects.filter(pk=state[1]).values_list(
+            get_user_model().USERNAME_FIELD, flat=True).first()
+        self.stopper = provenance.person(state[1], username)
+        return stop_reason(username)
 
     def _record_many(self, events: list[Event]) -> Recorded:
         stop = self._stop_reason()
         if stop is not None:
             events = [event for event in events if event.type not in HELD_AFTER_STOP]
+        if self.seq == 0:  # every record opens with who asked for what (runs/provenance.py)
+            events = [provenance.request_event(self.run), *events]
         datas = [_payload_data(event.payload, self.scrubber) for event in events]
+        provenance.name_the_stopper(events, datas, self.stopper)
         texts = {sha: text.encode("utf-8") for event in events for sha, text in (event.texts or {}).items()}
         self.contexts.store_texts(texts)
         calls = [(n, self.scrubber.messages(event.messages)) for n, event in enumerate(events)

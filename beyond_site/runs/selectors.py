@@ -72,7 +72,7 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "topology": public_topology(run.topology),  # no server file path
             "workspace": run.workspace.slug,
             "conversation": run.conversation_id,
-            "created_by": run.created_by.get_username() if run.created_by_id else None,
+            "created_by": (run.created_by_name or run.created_by.get_username()) if run.created_by_id else None,
             "research": run.research,
             "task": run.task,
             "offline": run.offline,

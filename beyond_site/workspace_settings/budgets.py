@@ -21,18 +21,21 @@ class BudgetForm(forms.Form):
     """Every limit is optional: empty means no limit."""
 
     max_tokens_per_run = forms.IntegerField(
-        required=False, min_value=1, max_value=configuration.BUDGET_MAXIMUM, label="Tokens per run",
+        required=False, min_value=1, max_value=configuration.BUDGET_MAXIMA["max_tokens_per_run"], label="Tokens per run",
         help_text="A run that reaches it halts; what was released stays.")
     max_cost_per_run = forms.DecimalField(
         required=False, min_value=configuration.BUDGET_MINIMUMS["max_cost_per_run"], max_digits=12, decimal_places=4,
         label="Cost per run (USD)",
         help_text="Counted from the costs endpoints report; a run on an endpoint that reports none halts.")
     max_runs_per_user_per_day = forms.IntegerField(
-        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMUM, label="Runs per member in 24 hours")
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_per_user_per_day"],
+        label="Runs per member in 24 hours")
     max_runs_in_flight_per_user = forms.IntegerField(
-        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMUM, label="Runs at once per member")
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_in_flight_per_user"],
+        label="Runs at once per member")
     max_runs_in_flight_per_workspace = forms.IntegerField(
-        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMUM, label="Runs at once in the workspace")
+        required=False, min_value=0, max_value=configuration.BUDGET_MAXIMA["max_runs_in_flight_per_workspace"],
+        label="Runs at once in the workspace")
 
     @classmethod
     def for_workspace(cls, workspace) -> BudgetForm:

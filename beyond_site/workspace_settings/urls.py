@@ -1,6 +1,7 @@
 from django.urls import path
 
 from beyond_site.workspace_settings import budgets, deliverables, invitations, research, views
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "workspace_settings"
@@ -12,8 +13,9 @@ urlpatterns = [
     path("budgets/", budgets.budgets, name="budgets"),
     path("deliverables/", deliverables.deliverables, name="deliverables"),
     path("members/", views.member_add, name="member_add"),
-    path("members/<int:membership_id>/role/", views.member_role, name="member_role"),
-    path("members/<int:membership_id>/remove/", views.member_remove, name="member_remove"),
+    path("members/<id:membership_id>/role/", views.member_role, name="member_role"),
+    path("members/<id:membership_id>/remove/", views.member_remove, name="member_remove"),
     path("invitations/", invitations.create, name="invite"),
-    path("invitations/<int:invitation_id>/withdraw/", invitations.revoke, name="invitation_revoke"),
+    path("invitations/<id:invitation_id>/withdraw/", invitations.revoke, name="invitation_revoke"),
+    path("news/seen/", views.admin_news_seen, name="admin_news_seen"),
 ]

@@ -18,7 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.workspaces import access, configuration, members
+from beyond_site.workspaces import access, configuration, consent, members
+from beyond_site.workspaces.admin_rights import note_admin_news
 from beyond_site.workspace_settings.deliverables import DeliverablesForm
 from beyond_site.workspace_settings.research import research_context
 from beyond_site.workspace_settings.forms import AddMemberForm, FrameworksForm, InviteForm, RoleForm, TopologyForm
@@ -76,7 +77,7 @@ def render_settings(request, membership, *, status=200, packs=None, **forms):
 def _invitations(workspace) -> list[tuple]:
     """(invitation, state) for the pending invitations and the 20 latest others."""
     now = timezone.now()
-    rows = [(i, i.state(now)) for i in workspace.invitations.select_related("created_by", "accepted_by")[:100]]
+    rows = [(i, i.state(now)) for i in workspace.invitations.select_related("created_by", "accepted_by", "invitee")[:100]]
     pending = [row for row in rows if row[1] == "pending"]
     return pending + [row for row in rows if row[1] != "pending"][:20]
 
@@ -130,15 +131,24 @@ def member_add(request, slug):
     membership = access.require_membership(request, slug, access.ADMIN)
     form = AddMemberForm(request.POST)
     if form.is_valid():
+        username, role = form.cleaned_data["username"], form.cleaned_data["role"]
         try:
-            added = members.add_existing_member(membership.workspace, form.cleaned_data["username"],
-                                                 form.cleaned_data["role"], user=request.user)
+            if role == Membership.ADMIN:  # offered, never given (workspaces/consent.py)
+                consent.offer_role(membership.workspace, username, role, user=request.user)
+            else:
+                added = members.add_existing_member(membership.workspace, username, role, user=request.user)
         except ValueError as exc:
             form.add_error("username", str(exc))
         else:
-            messages.success(request, f"{added.user.get_username()} added as {added.get_role_display().lower()}.")
+            messages.success(request, _offered(username) if role == Membership.ADMIN else
+                             f"{added.user.get_username()} added as {added.get_role_display().lower()}.")
             return redirect(settings_url(slug))
     return render_settings(request, membership, status=400, add_member_form=form)
+
+
+def _offered(username: str) -> str:
+    return (f"{username} is invited to be an admin: they become one when they accept, from their Beyond "
+            "home page.")
 
 
 def _member(membership, membership_id) -> Membership:
@@ -165,8 +175,13 @@ def member_role(request, slug, membership_id):
     if not form.is_valid():
         messages.error(request, "Choose admin, member or auditor.")
         return redirect(settings_url(slug))
+    role = form.cleaned_data["role"]
+    if role == Membership.ADMIN and target.role != Membership.ADMIN:  # offered, never given
+        consent.offer_role(membership.workspace, target.user.get_username(), role, user=request.user)
+        messages.success(request, _offered(target.user.get_username()))
+        return redirect(settings_url(slug))
     try:
-        changed = members.change_role(target, form.cleaned_data["role"], user=request.user)
+        changed = members.change_role(target, role, user=request.user)
     except members.LastAdminError as exc:
         messages.error(request, str(exc))
         return redirect(settings_url(slug))
@@ -186,3 +201,12 @@ def member_remove(request, slug, membership_id):
         return redirect(settings_url(slug))
     messages.success(request, f"{target.user.get_username()} removed from the workspace.")
     return _after_change(request, slug)
+
+
+@login_required
+@require_POST
+def admin_news_seen(request, slug):
+    """An admin noted who became an admin lately (the notice on the workspace and settings pages)."""
+    membership = access.require_membership(request, slug, access.ADMIN)
+    note_admin_news(membership)
+    return redirect("chat:workspace", slug)

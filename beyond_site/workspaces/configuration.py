@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.utils.text import slugify
 
 from pipeline.topology import ROLES, TopologyError, parse_topology
@@ -124,6 +125,19 @@ BUDGET_MINIMUMS = {"max_tokens_per_run": 1, "max_cost_per_run": Decimal("0.0001"
 BUDGET_MAXIMUM = 10**15
 
 
+def _column_maximum(name: str):
+    """The largest value the limit's column holds on every database Beyond runs on (a run cap
+    past 2^31-1 is a DataError on PostgreSQL, a 500)."""
+    field = WorkspaceBudget._meta.get_field(name)
+    if field.get_internal_type() == "DecimalField":
+        return Decimal(10) ** (field.max_digits - field.decimal_places) - Decimal(1).scaleb(-field.decimal_places)
+    return BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()][1]
+
+
+#: The largest value each limit may take: its column's, and never past BUDGET_MAXIMUM.
+BUDGET_MAXIMA = {name: min(BUDGET_MAXIMUM, _column_maximum(name)) for name in WorkspaceBudget.LIMITS}
+
+
 def _budget_value(name: str, value):
     if value is None:
         return None
@@ -131,8 +145,9 @@ def _budget_value(name: str, value):
         number = Decimal(str(value)).quantize(Decimal("0.0001")) if name == "max_cost_per_run" else int(value)
     except (InvalidOperation, TypeError, ValueError):
         raise ValueError(f"{name.replace('_', ' ')}: {value!r} is not a number") from None
-    if not BUDGET_MINIMUMS[name] <= number <= BUDGET_MAXIMUM:
-        raise ValueError(f"{name.replace('_', ' ')}: at least {BUDGET_MINIMUMS[name]} (or no limit)")
+    if not BUDGET_MINIMUMS[name] <= number <= BUDGET_MAXIMA[name]:
+        raise ValueError(f"{name.replace('_', ' ')}: at least {BUDGET_MINIMUMS[name]} and at most "
+                         f"{BUDGET_MAXIMA[name]} (or no limit)")
     return number
 
 

@@ -24,7 +24,7 @@ from beyond_site.workspaces.models import Document, FrameworkPack, Memory, Works
 
 
 def _clean_memory_text(text: str) -> str:
-    text = (text or "").strip()
+    text = without_bidi_controls(text or "").strip()  # they make a fact read otherwise than it is
     if not text:
         raise ValueError("a memory cannot be empty")
     if "\x00" in text:  # PostgreSQL cannot store it: said here rather than failing on save
@@ -135,7 +135,8 @@ def accept_file(workspace: Workspace, received: Received, *, user=None, conversa
         if read is not None:
             reading.store_text(document, read)
         record_change(workspace, user, "document_added", name=received.name, sha256=received.sha256,
-                      size=received.size, conversation=conversation.pk if conversation is not None else None)
+                      size=received.size, conversation=conversation.pk if conversation is not None else None,
+                      document=document.pk)
     return document, True
 
 

@@ -13,7 +13,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from beyond_site.lib.usernames import username_refusal
 from beyond_site.workspaces.access import users_visible_to
+from beyond_site.workspaces.admin_rights import maker_refusal, withdraw_invitations_of
 from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.models import Invitation, Membership, Workspace
 
@@ -50,6 +52,9 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
     if target is None:
         if not create_user:
             raise ValueError(f"unknown user {username!r}")
+        refused = username_refusal(username)  # the sign-up's rule (lib/usernames.py)
+        if refused:
+            raise ValueError(f"{username!r}: {refused}")
         target = User.objects.create_user(username=username)
     existing = Membership.objects.filter(user=target, workspace=workspace).first()
     if existing is not None:
@@ -69,6 +74,8 @@ def add_existing_member(workspace: Workspace, username: str, role: str, user=Non
     username = (username or "").strip()
     if role not in dict(Membership.ROLES):
         raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    if role == Membership.ADMIN:  # nobody is made an admin without accepting it (consent.offer_role)
+        raise ValueError("An admin is never added directly: offer them the role, which they accept or decline.")
     if Membership.objects.filter(workspace=workspace, user__username=username).exists():
         raise ValueError(f"{username} is already a member of this workspace; change their role instead")
     target = users_visible_to(user).filter(username=username).first() if user is not None else None
@@ -94,6 +101,8 @@ def change_role(membership: Membership, role: str, user=None) -> Membership:
                              "make another member an admin first")
     record_change(membership.workspace, user, "member_role_changed", username=membership.user.get_username(),
          before=membership.role, after=role)
+    if membership.role == Membership.ADMIN:
+        withdraw_invitations_of(membership.workspace, membership.user, user=user)
     membership.role = role
     membership.save(update_fields=["role"])
     return membership
@@ -108,6 +117,8 @@ def remove_member(membership: Membership, user=None) -> None:
                              "make another member an admin first")
     record_change(membership.workspace, user, "member_removed", before=membership.role,
          username=membership.user.get_username())
+    if membership.role == Membership.ADMIN:
+        withdraw_invitations_of(membership.workspace, membership.user, user=user)
     membership.delete()
 
 
@@ -150,6 +161,7 @@ def invitation_for(token: str) -> Invitation | None:
 REFUSALS = {
     "accepted": "This invitation link has been used already: each link lets one person in, once.",
     "revoked": "This invitation was withdrawn by an admin of the workspace.",
+    "declined": "This invitation was declined.",
     "expired": "This invitation link has expired.",
 }
 
@@ -161,6 +173,9 @@ def check_invitation(invitation: Invitation | None) -> Invitation:
     state = invitation.state(timezone.now())
     if state != "pending":
         raise InvitationRefused(f"{REFUSALS[state]} Ask an admin of the workspace for a new one.")
+    refused = maker_refusal(invitation)
+    if refused:
+        raise InvitationRefused(f"{refused}: ask one of its admins for a new invitation.")
     return invitation
 
 
@@ -173,7 +188,9 @@ def accept_invitation(token: str, user) -> Membership:
     `user` belongs to already (the link then stays unused, for the person it was meant for)."""
     found = invitation_for(token)
     invitation = check_invitation(found and Invitation.objects.select_for_update()
-                                  .select_related("workspace").get(pk=found.pk))
+                                  .select_related("workspace", "created_by").get(pk=found.pk))
+    if invitation.invitee_id is not None and invitation.invitee_id != user.pk:
+        raise InvitationRefused("This invitation is for someone else.")
     existing = Membership.objects.filter(user=user, workspace=invitation.workspace).first()
     if existing:
         raise InvitationRefused(f"You are already a member of {invitation.workspace.name} "
@@ -182,7 +199,7 @@ def accept_invitation(token: str, user) -> Membership:
     invitation.accepted_by, invitation.accepted_at = user, timezone.now()
     invitation.save(update_fields=["accepted_by", "accepted_at"])
     record_change(invitation.workspace, user, "invitation_accepted", after=invitation.role, invitation=invitation.pk,
-         username=user.get_username(), note=invitation.note)
+         username=user.get_username(), note=invitation.note, made_by=invitation.created_by.get_username())
     return membership
 
 

@@ -88,6 +88,8 @@ class Membership(models.Model):
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=ROLES, default=MEMBER)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: An admin's "noted" on the admins who joined since (workspaces/consent.py, `admin_news`).
+    admin_news_seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "workspace"], name="one_membership_per_user")]
@@ -98,8 +100,11 @@ class Membership(models.Model):
 
 class Invitation(models.Model):
     """A link that makes whoever accepts it a member of `workspace` with `role`: once, before
-    `expires_at`, unless an admin withdrew it. Only the token's sha256 is stored; the link itself
-    is shown once, to the admin who made it."""
+    `expires_at`, unless an admin withdrew it, and only while the admin who made it is still one.
+    Only the token's sha256 is stored; the link itself is shown once, to the admin who made it.
+
+    With an `invitee`, it is an offer to that one account (the role of admin, which nobody gets
+    without accepting it: workspaces/consent.py), accepted or declined from their home page."""
 
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="invitations")
     role = models.CharField(max_length=10, choices=Membership.ROLES, default=Membership.MEMBER)
@@ -112,6 +117,8 @@ class Invitation(models.Model):
     accepted_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     accepted_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    invitee = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, null=True, blank=True, related_name="+")
+    declined_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -120,9 +127,11 @@ class Invitation(models.Model):
         return f"Invitation to {self.workspace} as {self.role}"
 
     def state(self, now) -> str:
-        """"pending", "accepted", "revoked" or "expired"."""
+        """"pending", "accepted", "declined", "revoked" or "expired"."""
         if self.accepted_at:
             return "accepted"
+        if self.declined_at:
+            return "declined"
         if self.revoked_at:
             return "revoked"
         return "expired" if now >= self.expires_at else "pending"
@@ -372,7 +381,9 @@ class Message(models.Model):
 
     conversation = models.ForeignKey(Conversation, models.CASCADE, related_name="messages")
     text = models.TextField()
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
+    #: An account that wrote in a conversation cannot be deleted (deactivate it instead): what a run
+    #: was asked stays attributed (runs/provenance.py).
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

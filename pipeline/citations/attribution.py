@@ -41,7 +41,7 @@ _NOT_NP = frozenset("we our us you your they their them i my me he she his her i
                     "not no never what which who".split())
 _WORDS = rf"(?P<np>[\w'’\-]+(?:{_SP}+[\w'’\-]+){{0,4}}?)"
 _MODAL = rf"(?:{_SP}+(?:shall|must|should|to|is{_SP}+to|are{_SP}+to))?"
-_SEPARATED = re.compile(rf"^[\s,;/&]*(?:and|or|as well as)?[\s,]*$")
+_SEPARATED = re.compile(r"^[\s,;/&]*(?:and|or|as well as)?[\s,]*$")
 
 
 @dataclass

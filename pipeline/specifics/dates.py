@@ -22,13 +22,13 @@ _DAY = r"(?P<%s>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<%s>(?:19|20)\d\d)"
 # Each form behind a lookahead on its first character: most places of a long source start none.
 _DATE = re.compile("|".join((
-    rf"(?=\d)\b(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)-(?P<id>[0-3]\d)\b",
-    rf"(?=\d)(?<![\d/.])(?P<nd>[0-3]?\d)(?P<sep>[/.])(?P<nm>[01]?\d)(?P=sep)(?P<ny>(?:19|20)\d\d|\d\d)(?![\d/]|\.\d)",
+    r"(?=\d)\b(?P<iy>(?:19|20)\d\d)-(?P<im>[01]\d)-(?P<id>[0-3]\d)\b",
+    r"(?=\d)(?<![\d/.])(?P<nd>[0-3]?\d)(?P<sep>[/.])(?P<nm>[01]?\d)(?P=sep)(?P<ny>(?:19|20)\d\d|\d\d)(?![\d/]|\.\d)",
     rf"(?=\d)\b{_DAY % 'd1'}(?:\s+of)?\s+{_MONTH % 'm1'},?\s+{_YEAR % 'y1'}\b",
     rf"(?=[adfjmnosADFJMNOS])\b{_MONTH % 'm2'}\s+{_DAY % 'd2'},?\s+{_YEAR % 'y2'}\b",
     rf"(?=[adfjmnosADFJMNOS])\b{_MONTH % 'm3'},?\s+{_YEAR % 'y3'}\b",
     rf"(?=[Qq])\bQ(?P<q>[1-4])\s+{_YEAR % 'qy'}\b",
-    rf"(?=[12])(?<![\w:/.\-#§])(?P<year>(?:19|20)\d\d)(?![\w:/\-]|\.\d)",
+    r"(?=[12])(?<![\w:/.\-#§])(?P<year>(?:19|20)\d\d)(?![\w:/\-]|\.\d)",
 )), re.I)
 
 

@@ -9,10 +9,27 @@ import io
 import json
 
 from django.core.management import call_command
+from django.db import connection
 
 from tests import scripting
 
 TASK = "Draft an access-control note"
+
+
+def verify(*args) -> tuple[int, str]:
+    """`beyond_audit verify` with `args`: (exit status, what it printed)."""
+    out = io.StringIO()
+    try:
+        call_command("beyond_audit", "verify", *args, stdout=out)
+    except SystemExit as exit_:
+        return exit_.code, out.getvalue()
+    return 0, out.getvalue()
+
+
+def sql(statement: str, params=()) -> None:
+    """A change made behind the application's back."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
 
 
 def run_task(tmp_path, steps: dict, *, slug: str = "acme", task: str = TASK, **script_kwargs) -> dict:

@@ -77,3 +77,12 @@ def test_the_calls_messages_are_not_shown_as_page_notices(auditor_client, run_id
     html = context_page(auditor_client, run_id, executor)
     assert 'class="page-messages"' not in html and "{&#x27;role&#x27;" not in html
     assert html.count('class="audit-message"') == len(context_messages(executor.context))
+
+
+@pytest.mark.parametrize("query", ["TEAL-7731", "Teal-7731", "ｔｅａｌ－７７３１", "badge colour for the PARIS office"])
+def test_the_seen_search_ignores_case_and_unicode_forms(auditor_client, run_id, query):
+    """A lower-cased, upper-cased or full-width copy is the same fact: "not seen" must not hide it."""
+    html = auditor_client.get(f"/w/acme/audit/runs/{run_id}/seen", {"q": query}).content.decode()
+    saw = ModelCall.objects.filter(run_id=run_id, role__in=["planner", "executor"])
+    assert f"{saw.count()} calls had" in html, html
+    assert "<td>verifier</td>" not in html

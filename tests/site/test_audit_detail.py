@@ -113,3 +113,21 @@ def test_it_shows_a_running_run_s_unsettled_steps_as_pending(auditor_client, acm
     html = page(auditor_client, run.pk)
     assert BADGE.findall(html) == ["pending", "pending"]
     assert "not finished" in html
+
+
+def test_the_recap_is_shown_with_its_mechanical_findings(auditor_client, tmp_path):
+    trace = run_task(tmp_path, {1: {"executor": ["Managers approve access."], "verifier": [PASS]}},
+                     summarizer=["The note also meets ISO/IEC 27001:2022 A.8.99 <b>fully</b>."])
+    assert [f["type"] for f in trace["summary_findings"]] == ["invented_citation"]
+    html = page(auditor_client, trace["run"]["id"])
+    recap = html[html.index('<section id="summary">'):html.index('<section id="calls">')]
+    assert 'id="recap-findings"' in recap and "1 problem" in recap
+    assert "invented_citation" in recap and "A.8.99" in recap
+    assert "<b>fully</b>" not in recap and "&lt;b&gt;fully&lt;/b&gt;" in recap
+
+
+def test_a_recap_without_findings_says_none_were_found(auditor_client, tmp_path):
+    trace = run_task(tmp_path, {1: {"executor": ["Managers approve access."], "verifier": [PASS]}})
+    html = page(auditor_client, trace["run"]["id"])
+    recap = html[html.index('<section id="summary">'):html.index('<section id="calls">')]
+    assert 'id="recap-findings"' not in recap and "no problem found" in recap

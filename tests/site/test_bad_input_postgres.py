@@ -9,4 +9,4 @@ from tests.site.postgres_child import IN_CHILD, run_on_postgres
 
 @pytest.mark.skipif(IN_CHILD, reason="already the PostgreSQL run")
 def test_bad_input_is_a_400_on_postgresql_too():
-    run_on_postgres(["tests/site/test_bad_input.py"], "beyond_badinput")
+    run_on_postgres(["tests/site/test_bad_input.py", "tests/site/test_bad_ids.py"], "beyond_badinput")

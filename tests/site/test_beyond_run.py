@@ -188,7 +188,7 @@ def test_the_trace_has_the_spec_fields_and_ordered_microsecond_events(workspace,
     assert [e["seq"] for e in trace["events"]] == list(range(1, len(trace["events"]) + 1))
     assert all("." in e["at"] and len(e["at"].split(".")[1]) >= 6 for e in trace["events"])
     types = [e["type"] for e in trace["events"]]
-    assert types[0] == "run_started" and "brief_ready" in types and types[-1] == "run_completed"
+    assert types[:2] == ["run_requested", "run_started"] and "brief_ready" in types and types[-1] == "run_completed"
     run = Run.objects.get(pk=trace["run"]["id"])
     assert run.status == "completed" and ContextRecord.objects.exists()
 

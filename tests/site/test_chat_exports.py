@@ -165,7 +165,7 @@ def test_a_run_that_released_nothing_has_no_export_links(alice):
     client = Client()
     client.force_login(alice)
     page = client.get(f"/w/{workspace.slug}/c/{run.conversation_id}/").content.decode()
-    assert f'data-run-status="halted"' in page and "export.docx" not in page
+    assert 'data-run-status="halted"' in page and "export.docx" not in page
 
 
 def test_a_finished_run_with_a_released_step_offers_the_exports(finished, alice):

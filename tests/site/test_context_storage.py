@@ -54,7 +54,7 @@ def test_a_memory_added_between_two_runs_does_not_store_the_documents_again(work
 def test_calls_that_saw_finds_the_planner_and_executor_calls_only(workspace, tmp_path):
     run = run_once(tmp_path, "one.json")
     assert [c.role for c in calls_that_saw(run, "FACT-BACKUP-KEY")] == ["planner", "executor"]
-    assert [c.role for c in calls_that_saw(run, "fact-backup-key", ignore_case=True)] == ["planner", "executor"]
-    assert calls_that_saw(run, "fact-backup-key") == []
+    assert [c.role for c in calls_that_saw(run, "fact-backup-key")] == ["planner", "executor"]
+    assert calls_that_saw(run, "fact-backup-key", exact=True) == []
     assert calls_that_saw(run, "") == []
     assert {c.role for c in calls_that_saw(run, "Done.")} >= {"verifier"}  # the draft is the verifier's to see

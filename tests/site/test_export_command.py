@@ -69,7 +69,8 @@ def test_json_is_the_run_trace(run, tmp_path):
     export(str(run.pk), "--format", "json", "--out", str(out))
     trace = json.loads(out.read_text())
     assert trace["run"]["id"] == run.pk and trace["run"]["status"] == "completed"
-    assert trace["steps"][0]["badge"] == "passed" and [e["type"] for e in trace["events"]] == ["brief_ready", "step_released", "run_completed"]
+    assert trace["steps"][0]["badge"] == "passed" and [e["type"] for e in trace["events"]] == \
+        ["run_requested", "brief_ready", "step_released", "run_completed"]
 
 
 def test_an_unknown_run_is_a_clear_error(tmp_path):

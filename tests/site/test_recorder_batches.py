@@ -46,12 +46,12 @@ def test_a_batch_is_recorded_in_order_with_the_rows_it_introduces(claimed):
     recorder = EventRecorder(claimed, owner="runner")
     batch = [Event(ev.BriefReady(brief=scripting.brief(3))), *step_events(1), *step_events(2), *step_events(3)]
     recorded = recorder.record_many(batch)
-    assert [row.seq for row in recorded.rows] == list(range(1, 14))
+    assert [row.seq for row in recorded.rows] == list(range(1, 15))  # the run's request first, then the batch
     assert [row.pk for row in recorded.rows] == list(RunEvent.objects.filter(run=claimed).order_by("seq")
                                                      .values_list("pk", flat=True))
     assert not any(row._state.adding for row in recorded.rows)  # saved rows, not rows to insert
     assert list(RunEvent.objects.filter(run=claimed).order_by("seq").values_list("type", flat=True)) == \
-        [event.type for event in batch]
+        [ev.RUN_REQUESTED] + [event.type for event in batch]
     assert Verdict.objects.filter(attempt__step__run=claimed).count() == 3
     assert {(a.step.index, a.draft) for a in Attempt.objects.filter(step__run=claimed)} == \
         {(i, f"Part {i} text.") for i in (1, 2, 3)}
@@ -71,14 +71,14 @@ def test_an_error_in_a_batch_records_none_of_it_and_the_run_can_still_fail_clean
     monkeypatch.setattr(EventRecorder, "_on_verdict_recorded", broken)
     with pytest.raises(RuntimeError):
         recorder.record_many(step_events(2))
-    assert RunEvent.objects.filter(run=claimed).count() == 5
+    assert RunEvent.objects.filter(run=claimed).count() == 6  # the request and the first batch
     assert not Attempt.objects.filter(step__run=claimed, step__index=2).exists()
     assert not ModelCall.objects.filter(run=claimed, step_index=2).exists()
     assert Step.objects.get(run=claimed, index=2).status == Step.PENDING
 
     monkeypatch.undo()
     recorder.record(Event(ev.RunFailed(reason="internal error")))
-    assert list(RunEvent.objects.filter(run=claimed).order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4, 5, 6]
+    assert list(RunEvent.objects.filter(run=claimed).order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4, 5, 6, 7]
     assert Run.objects.get(pk=claimed.pk).status == Run.FAILED
 
 

@@ -58,7 +58,7 @@ def call(headers: dict[str, str], pieces: list[bytes]):
         sent.append(message)
 
     scope = {"type": "http", "method": "POST", "path": "/accounts/login/",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+             "headers": [(k.lower().encode(), v if isinstance(v, bytes) else v.encode()) for k, v in headers.items()]}
     async_to_sync(BodyLimitMiddleware(app))(scope, receive, send)
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")

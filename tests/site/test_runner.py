@@ -57,7 +57,7 @@ def test_the_reaper_fails_a_run_whose_runner_died_without_releasing_anything(wor
     assert run.status == Run.FAILED and "interrupted" in run.halt_reason
     step = run.steps.get()
     assert step.status == Step.NOT_RELEASED and step.content is None
-    assert list(RunEvent.objects.filter(run=run).values_list("type", flat=True)) == ["run_failed"]
+    assert list(RunEvent.objects.filter(run=run).values_list("type", flat=True)) == ["run_requested", "run_failed"]
     assert reap_stale_runs() == []
 
 
@@ -102,7 +102,7 @@ def test_a_runner_whose_run_was_reaped_writes_nothing_more(workspace, tmp_path):
     reap_stale_runs()
     with pytest.raises(RecordRefused):
         recorder.record(Event(ev.BriefReady(brief=scripting.brief(1))))
-    assert list(run.events.values_list("type", flat=True)) == ["run_started", "run_failed"]
+    assert list(run.events.values_list("type", flat=True)) == ["run_requested", "run_started", "run_failed"]
 
 
 def test_the_record_keeps_which_runner_executed_the_run(workspace, tmp_path):
@@ -135,7 +135,7 @@ def test_a_runner_that_restarted_fails_at_once_the_runs_of_its_previous_process(
     failed = Run.objects.get(pk=runs["previous"])
     assert failed.status == Run.FAILED and failed.halt_reason.startswith("interrupted: the server or worker")
     assert failed.steps.get().status == Step.NOT_RELEASED
-    assert list(failed.events.values_list("type", flat=True)) == ["run_failed"]
+    assert list(failed.events.values_list("type", flat=True)) == ["run_requested", "run_failed"]
     # A live runner (this very process) and one this machine cannot see are left alone.
     assert set(Run.objects.filter(status=Run.RUNNING).values_list("pk", flat=True)) == {runs["this"], runs["elsewhere"]}
 
@@ -167,7 +167,7 @@ def test_a_database_refusal_right_after_the_claim_fails_the_run_instead_of_leavi
     run.refresh_from_db()
     assert not refused_once["on"]  # the refusal did happen, at the run's first query
     assert run.status == Run.FAILED and run.halt_reason == "the run could not start: internal error (OperationalError)"
-    assert list(run.events.values_list("type", flat=True)) == ["run_failed"]
+    assert list(run.events.values_list("type", flat=True)) == ["run_requested", "run_failed"]
 
 
 # -- a request's run: created claimed by the server, started from its commit (runs/jobs.py) ----
@@ -227,7 +227,7 @@ def test_a_requests_run_whose_start_cannot_be_read_fails_at_once(workspace, tmp_
     assert not refused_once["on"]  # the refusal did happen
     assert finished.status == Run.FAILED
     assert finished.halt_reason == "the run could not start: internal error (OperationalError)"
-    assert list(finished.events.values_list("type", flat=True)) == ["run_failed"]
+    assert list(finished.events.values_list("type", flat=True)) == ["run_requested", "run_failed"]
 
 
 def test_a_run_is_handed_off_only_once_its_transaction_commits_and_only_when_created(workspace, monkeypatch, serving):

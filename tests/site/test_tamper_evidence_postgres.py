@@ -9,4 +9,4 @@ from tests.site.postgres_child import IN_CHILD, run_on_postgres
 
 @pytest.mark.skipif(IN_CHILD, reason="already the PostgreSQL run")
 def test_the_record_verifies_and_breaks_the_same_on_postgresql():
-    run_on_postgres(["tests/site/test_tamper_evidence.py"], "beyond_chains")
+    run_on_postgres(["tests/site/test_tamper_evidence.py", "tests/site/test_tamper_evidence_who.py"], "beyond_chains")

@@ -104,7 +104,8 @@ def test_an_added_file_is_on_record_once_and_a_refused_one_not_at_all(workspace,
     knowledge.add_document(workspace, "copy.md", b"Access control policy.", user=alice)  # the same bytes
     [event] = WorkspaceEvent.objects.filter(action="document_added", seq__gt=logged)
     assert event.user == alice and event.detail == {"name": "policy.md", "sha256": first.sha256,
-                                                    "size": first.size, "conversation": None}
+                                                    "size": first.size, "conversation": None,
+                                                    "document": first.pk}
     monkeypatch.setattr(reading, "split_into_chunks", lambda text: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         knowledge.add_document(workspace, "new.md", b"Brand new text.", user=alice)

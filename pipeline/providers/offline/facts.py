@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.frameworks import named_frameworks
+from pipeline.screening import fits_fact
 
 from .people import ROLES, Person, is_name, person_for, read_people
 from .text import looks_like_citation, sentences
@@ -154,7 +155,7 @@ class Facts:
 
 def _clean(value: str, limit: int = 80) -> str:
     value = " ".join(value.strip(" ,;:.-").split())
-    return value if 0 < len(value) <= limit and not looks_like_citation(value) else ""
+    return value if 0 < len(value) <= limit and not looks_like_citation(value) and fits_fact(value) else ""
 
 
 def sector_of(text: str, *, qualified: bool = False) -> str:
@@ -192,7 +193,8 @@ def _read_locations(sentence: str, facts: Facts) -> None:
         for match in pattern.finditer(sentence):
             for place in re.split(r"\s*(?:,|\band\b|&)\s*", match["places"]):
                 place = place.strip()
-                if place and place not in _NOT_PLACES and place not in facts.locations and not looks_like_citation(place):
+                if place and place not in _NOT_PLACES and place not in facts.locations and not looks_like_citation(place) \
+                        and fits_fact(place):
                     facts.locations.append(place)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from pipeline.context import Context
+from pipeline.screening import fits_fact
 from pipeline.words import stems
 
 from .catalogue import variant_of
@@ -74,7 +75,8 @@ def read(ctx: Context) -> Reading:
     task = replace(task, doc=variant_of(task.doc, ctx.task, facts))
     org, source = facts.org, "the workspace memories"
     if not org:
-        org, source = (ctx.workspace_name.strip(), "the workspace name") if ctx.workspace_name.strip() else ("", "")
+        name = ctx.workspace_name.strip()
+        org, source = (name, "the workspace name") if name and fits_fact(name) else ("", "")
     overrides = []
     if task.headcount and facts.headcount and task.headcount != facts.headcount:
         overrides.append(("size", f"{task.headcount} people", f"{facts.headcount} people"))

@@ -299,7 +299,7 @@ def _services_from_assets(reading: Reading, fields: Fill) -> list[str]:
     if not found:
         return []
     rows = [(a.name, TBC, TBC, a.owner or TBC) for a in found]
-    return [f"No business impact analysis is in the workspace: the services below are the most sensitive systems of "
+    return ["No business impact analysis is in the workspace: the services below are the most sensitive systems of "
             "the asset register; their recovery objectives are to be set with their owners.",
             table([("Service", "Recovery time objective", "Recovery point objective", "Owner"), *rows])]
 
