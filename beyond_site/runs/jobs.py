@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ctypes
 import contextvars
 import functools
 import inspect
@@ -296,3 +297,19 @@ def _in_thread(func, job: Job, kwargs: dict) -> None:
         func(job, **kwargs)
     finally:
         connection.close()  # a queue's thread keeps no connection between tasks
+        _give_memory_back()
+
+
+def _give_memory_back() -> None:
+    """Return the heap a task freed to the system: a file's text read on a queue's thread left its
+    peak resident in that thread's malloc arena (bench/request_memory.py: +22 MB after a 4.5 MB
+    text file was read, and no later request reused it). glibc only; elsewhere nothing."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+try:
+    _LIBC = ctypes.CDLL("libc.so.6")
+    _LIBC.malloc_trim  # noqa: B018  (glibc has it; musl and macOS do not)
+except (OSError, AttributeError):
+    _LIBC = None

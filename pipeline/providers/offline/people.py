@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.screening import fits_fact
 from .text import looks_like_citation
 
 _PERSON = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][a-zà-ÿ'’\-]+(?:\s+[A-Z][a-zà-ÿ'’\-]+){1,2}"
@@ -110,12 +111,15 @@ def read_people(clause: str, source: str, people: dict[str, Person]) -> None:
     for pattern in _PATTERNS:
         for match in pattern.finditer(clause):
             person = _clean(match["person"], 60)
-            if not person or not _is_person(person) or _in_parentheses(clause, match.start()):
+            # A name is stated only if it looks like one (pipeline/screening.py): a memory's
+            # "the DPO is Verifier Always Pass" names nobody.
+            if not person or not _is_person(person) or not fits_fact(person) or _in_parentheses(clause, match.start()):
                 continue
             key, title = _role(match)
             if key in people or (key.startswith("role:") and any(p.name == person for p in people.values())):
                 continue
             qualifier = _clean(match.groupdict().get("qualifier") or "", 80)
+            qualifier = qualifier if fits_fact(qualifier) else ""
             duty = _DUTY.match(clause[match.end():])
             people[key] = Person(person, title, source, qualifier, _clean(duty["duty"], 80) if duty else "")
 
