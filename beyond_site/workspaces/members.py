@@ -187,7 +187,8 @@ def accept_invitation(token: str, user) -> Membership:
     InvitationRefused for a link that is unknown, used, withdrawn or expired, or whose workspace
     `user` belongs to already (the link then stays unused, for the person it was meant for)."""
     found = invitation_for(token)
-    invitation = check_invitation(found and Invitation.objects.select_for_update()
+    # Only the invitation's own row is locked: PostgreSQL locks no row of a nullable join's side.
+    invitation = check_invitation(found and Invitation.objects.select_for_update(of=("self",))
                                   .select_related("workspace", "created_by").get(pk=found.pk))
     if invitation.invitee_id is not None and invitation.invitee_id != user.pk:
         raise InvitationRefused("This invitation is for someone else.")

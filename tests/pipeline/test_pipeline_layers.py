@@ -21,6 +21,8 @@ LAYERS = {
     # given, redaction, the prompts, the framework packs, the guarded network transport.
     "pipeline.schemas": 0, "pipeline.badges": 0, "pipeline.words": 0, "pipeline.context": 0,
     "pipeline.redaction": 0, "pipeline.prompts": 0, "pipeline.frameworks": 0, "pipeline.net": 0,
+    # What a value must look like to be stated as a fact in a brief (an instruction is none).
+    "pipeline.screening": 0,
     # What a provider is and what an endpoint accepts, below the topology that names them (the
     # rest of providers/ builds providers from a topology, two floors up).
     "pipeline.providers.base": 1, "pipeline.providers.profiles": 1,

@@ -7,7 +7,7 @@ from beyond_site.workspaces.admin_rights import admin_news as news_for
 register = template.Library()
 
 
-@register.inclusion_tag("workspace_settings/_admin_news.html", takes_context=True)
+@register.inclusion_tag("workspaces/_admin_news.html", takes_context=True)
 def admin_news(context):
     membership, workspace = context.get("membership"), context.get("workspace")
     news = news_for(membership) if membership is not None and workspace is not None else []
