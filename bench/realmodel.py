@@ -110,6 +110,9 @@ def main() -> int:
                     if e.data.get("source") == "model"]
         unparsed = sum(1 for v in verdicts if v.get("parsed") is None)
         print(f"\nbriefs that did not validate: {rejected} of {planner_calls} planner replies")
+        for run in runs:
+            for event in run.events.filter(type="planner_rejected"):
+                print(f"  run {run.pk}: {event.data.get('error', '')[:200]}")
         print(f"model verdicts that did not parse: {unparsed} of {len(verdicts)}")
         print(f"outcomes: {', '.join(outcomes)}")
         for wall, steps in walls:

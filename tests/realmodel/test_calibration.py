@@ -14,7 +14,7 @@ from tests.realmodel.rules import MODEL, topology
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DRAFTS = 6
+DRAFTS = 4
 
 
 def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, model_server):
