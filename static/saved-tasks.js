@@ -150,6 +150,10 @@
   document.addEventListener("input", function (event) {
     if (event.target.matches && event.target.matches(BOX)) update();
   });
+  // Leaving the box closes the list (a click on an option keeps the focus in the box, above).
+  document.addEventListener("focusout", function (event) {
+    if (event.target.matches && event.target.matches(BOX)) close();
+  });
 
   // Capture phase: runs before chat.js's Enter-sends, which must not see an Enter that picks a task.
   document.addEventListener("keydown", function (event) {

@@ -119,6 +119,51 @@ def test_a_member_saves_an_own_task_and_a_malformed_one_is_refused_with_its_erro
     expect(page.locator(BOX)).to_have_value("/vendor")
 
 
+def test_an_admin_curates_the_library_and_each_change_is_on_the_admin_changes_page(page, daphne):
+    dialogs, accept = [], []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.accept() if accept else dialog.dismiss()))
+    login(page, daphne.base, "ada")
+    page.goto(f"{daphne.base}/w/library/settings/")
+    page.get_by_role("link", name="Saved tasks").click()
+    ropa = page.locator(".saved-task", has=page.locator(".saved-task-name", has_text="RoPA entry"))
+    ropa.locator("summary").click()
+    ropa.get_by_label("Task").fill("Draft a record of processing for our {team} team.")
+    ropa.get_by_role("button", name="Save changes").click()
+    expect(page.locator(".page-messages")).to_contain_text("Saved the changes to “RoPA entry”")
+    expect(ropa.locator(".saved-task-text")).to_have_text("Draft a record of processing for our {team} team.")
+    # A duplicate name, whatever its case, is refused where it was typed.
+    page.fill("#new-task-name", "ropa ENTRY")
+    page.fill("#new-task-text", "Another one.")
+    page.click("text=Save the task")
+    expect(page.locator("#new-task-error")).to_contain_text("has a task named “RoPA entry” already")
+    # Deleting asks first: dismissed, nothing happens.
+    ropa = page.locator(".saved-task", has=page.locator(".saved-task-name", has_text="RoPA entry"))
+    ropa.locator("summary").click()
+    ropa.get_by_role("button", name="Delete").click()
+    assert dialogs == ["Delete “RoPA entry”?"]
+    expect(ropa).to_be_visible()
+    accept.append(True)
+    ropa.get_by_role("button", name="Delete").click()
+    expect(page.locator(".page-messages")).to_contain_text("Deleted “RoPA entry”")
+    expect(page.locator("#workspace-tasks")).not_to_contain_text("RoPA entry")
+    page.goto(f"{daphne.base}/w/library/audit/changes/?kind=tasks")
+    rows = page.locator("tbody tr")
+    expect(rows.first).to_contain_text("Saved task deleted")
+    expect(rows.nth(1)).to_contain_text("Saved task edited")
+    expect(rows.nth(1)).to_contain_text("Draft a record of processing for our {team} team.")
+    expect(page.locator("tbody")).to_contain_text("Saved task added")
+    expect(page.locator("tbody")).not_to_contain_text("Memory")
+
+
+def test_an_auditor_reads_the_library_and_cannot_add_to_it(page, daphne):
+    login(page, daphne.base, "aud")
+    page.goto(f"{daphne.base}/w/library/tasks/")
+    expect(page.locator("#workspace-tasks")).to_contain_text("SoA for an Annex A theme")
+    assert page.locator("#new-task, #own-tasks, details").count() == 0
+    expect(page.locator(".readonly-note")).to_contain_text("you can read the library, not add to it")
+    expect(page.locator("#workspace-tasks")).not_to_contain_text("Quarterly questionnaire")  # max's own
+
+
 def test_an_upload_started_conversation_shows_its_first_run_not_the_welcome(page, daphne):
     login(page, daphne.base, "max")
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from beyond_site.audit.changes import change_rows
+from beyond_site.audit.changes import change_rows, filtered_changes
 from beyond_site.workspaces.changelog import verify_changes
+from beyond_site.workspaces.knowledge import add_memory
 from beyond_site.workspaces.models import Membership, SavedTask, WorkspaceEvent
+from beyond_site.workspaces import saved_tasks
 from beyond_site.workspaces.saved_tasks import (MAX_TEXT_CHARS, OWN, WORKSPACE, TaskRefused, add_task, delete_task,
                                                 edit_task, fill, placeholders, promote_task, task_parts,
                                                 visible_tasks)
@@ -166,6 +169,30 @@ def test_an_admin_moves_their_own_task_into_the_library(people, acme):
         promote_task(member, bobs)  # a member asks an admin instead
     with pytest.raises(PermissionError):
         promote_task(admin, bobs)  # nobody promotes someone else's
+
+
+def test_the_admin_changes_page_filters_saved_tasks_as_their_own_kind(people, acme, client):
+    add_memory(acme, "A fact.", user=people["admin"])
+    add_task(_membership(people["admin"], acme), "SoA", SOA, WORKSPACE)
+    rows, form = filtered_changes(acme, {"kind": "tasks"})
+    assert form.is_valid() and [r.action for r in rows] == ["saved_task_added"]
+    client.force_login(people["auditor"])
+    page = client.get(reverse("audit:changes", args=["acme"]), {"kind": "tasks"}).content.decode()
+    assert "Saved task added" in page and "Memory added" not in page
+    assert "Draft our SoA for Annex A {theme}" in page
+
+
+def test_two_admins_saving_one_name_at_once_get_one_task_and_a_refusal(people, acme, monkeypatch):
+    admin = _membership(people["admin"], acme)
+    add_task(admin, "SoA", SOA, WORKSPACE)
+    with pytest.raises(IntegrityError), transaction.atomic():  # the database holds the line too
+        SavedTask.objects.create(workspace=acme, name="SOA", text="x")
+    # The other admin's check ran before the first task was saved: the constraint refuses it.
+    monkeypatch.setattr(saved_tasks, "_check_name_free", lambda *args, **kwargs: None)
+    with pytest.raises(TaskRefused, match="was just saved"):
+        add_task(admin, "soa", "Another.", WORKSPACE)
+    assert SavedTask.objects.count() == 1
+    assert list(WorkspaceEvent.objects.values_list("action", flat=True)) == ["saved_task_added"]
 
 
 # ---- the pages -------------------------------------------------------------------------------------
