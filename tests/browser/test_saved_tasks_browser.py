@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Daphne, login, migrated_env, run_script
+from tests.browser.test_chat_browser import ARTIFACTS
 
 BOX = "#chat-form textarea[name=message]"
 FILLED = "Draft our Statement of Applicability for the Annex A 8 (technological) controls."
@@ -26,6 +27,13 @@ def daphne(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+def shot(page, name: str) -> None:
+    """A screenshot for a reader of the change; the caret kept (hiding it adds an inline style, which
+    the page's CSP refuses and this module counts)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), caret="initial")
 
 
 def visible_options(page) -> list[str]:
@@ -61,6 +69,7 @@ def test_a_saved_task_with_a_placeholder_is_picked_with_slash_and_the_keyboard_f
     soa = page.locator("#saved-task-list [role=option][data-name='SoA for an Annex A theme']")
     expect(soa).to_have_attribute("aria-selected", "true")
     expect(box).to_have_attribute("aria-activedescendant", soa.get_attribute("id"))
+    shot(page, "saved-tasks-picker")
     box.press("ArrowDown")
     box.press("ArrowUp")
     box.press("Enter")  # picks; sends nothing
@@ -73,6 +82,7 @@ def test_a_saved_task_with_a_placeholder_is_picked_with_slash_and_the_keyboard_f
     theme = page.get_by_label("theme", exact=True)
     expect(theme).to_be_focused()
     theme.fill("8 (technological)")
+    shot(page, "saved-tasks-fill")
     theme.press("Enter")
     expect(fill).to_be_hidden()
     expect(box).to_have_value(FILLED)
