@@ -43,7 +43,9 @@
     var query = value.slice(1).trim().toLowerCase();
     var count = 0;
     options().forEach(function (o) {
-      var match = !query || o.textContent.toLowerCase().indexOf(query) !== -1;
+      var text = o.querySelector(".task-picker-text");
+      var words = (o.getAttribute("data-name") + " " + (text ? text.textContent : "")).toLowerCase();
+      var match = !query || words.indexOf(query) !== -1;  // the name and the text, not the "yours" label
       o.hidden = !match;
       if (match) count += 1;
     });

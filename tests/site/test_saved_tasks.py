@@ -266,5 +266,8 @@ def test_the_chat_page_carries_the_picker_with_each_task_parsed(client, people, 
     parts = json.dumps(task_parts(SOA)).replace('"', "&quot;")
     assert f'data-parts="{parts}"' in page
     assert 'aria-controls="saved-task-list"' in page
+    SavedTask.objects.create(workspace=acme, name="Written around the checks", text="Half {open")
+    page = client.get(reverse("chat:workspace", args=["acme"])).content.decode()
+    assert "[[&quot;text&quot;, &quot;Half {open&quot;]]" in page  # offered as it is, not a 500
     client.force_login(people["auditor"])  # no composer, no picker
     assert 'role="listbox"' not in client.get(reverse("chat:workspace", args=["acme"])).content.decode()
