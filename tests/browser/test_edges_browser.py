@@ -159,6 +159,19 @@ def test_on_a_phone_the_top_bar_fits_and_the_page_does_not_scroll_sideways(page,
     assert csp_errors == []
 
 
+@pytest.mark.parametrize("width", [1120, 1000, 721, 600])
+def test_between_phone_and_desktop_the_top_bar_fits_too(page, edges, width):
+    base, _ = edges
+    page.set_viewport_size({"width": width, "height": 800})
+    login(page, base, "ada")  # an admin: the most links
+    for path in ("", "audit/", "calibration/"):
+        page.goto(f"{base}/w/harbour/{path}")
+        on_screen(page, page.get_by_role("button", name="Log out"))
+        bar = page.evaluate("(() => { const b = document.querySelector('.topbar'); return [b.scrollWidth, b.clientWidth]; })()")
+        assert bar[0] <= bar[1], (path, bar)
+        no_sideways_scroll(page)
+
+
 def test_on_a_phone_the_run_table_shows_every_cell_of_a_run(page, edges):
     base, ids = edges
     page.set_viewport_size(PHONE)
