@@ -156,6 +156,13 @@ def test_on_a_phone_the_top_bar_fits_and_the_page_does_not_scroll_sideways(page,
     on_screen(page, menu)
     widths = page.evaluate("[document.scrollingElement.scrollWidth, window.innerWidth]")
     assert widths[0] <= widths[1], widths
+    page.keyboard.press("Escape")  # closes as a menu does, the focus back on its button
+    expect(menu).to_be_hidden()
+    expect(page.locator(".topbar-menu > summary")).to_be_focused()
+    page.locator(".topbar-menu > summary").click()
+    expect(menu).to_be_visible()
+    page.mouse.click(PHONE["width"] / 2, PHONE["height"] - 20)  # a click elsewhere closes it too
+    expect(menu).to_be_hidden()
     assert csp_errors == []
 
 
