@@ -24,6 +24,7 @@ from beyond_site.exports import specifics
 from beyond_site.exports.document import (AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
                                           source_views_of)
 from beyond_site.exports.specifics import unsourced_of
+from beyond_site.lib.instants import instant_words
 from beyond_site.runs import verification as who_checked
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import halt_reasons
@@ -164,12 +165,12 @@ def citations(d: Deliverable) -> list[Part]:
 
 def sources(d: Deliverable) -> list[Part]:
     """Every page of a research run, and whether the document cites it (runs/sources.py)."""
-    rows = [[v.id, clean(v.title or v.url), clean(v.url), v.fetched_at[:16].replace("T", " "), clean(v.use_words)]
+    rows = [[v.id, clean(v.title or v.url), clean(v.url), instant_words(v.fetched_at), clean(v.use_words)]
             for v in source_views_of(d.run)]
     if not rows:
         return []
     return [Part("Appendix: sources", [line(SOURCES_NOTE),
-                                       text_table(["ID", "Title", "Address", "Fetched (UTC)", "Use"], rows)])]
+                                       text_table(["ID", "Title", "Address", "Fetched", "Use"], rows)])]
 
 
 def unsourced(d: Deliverable) -> list[Part]:
