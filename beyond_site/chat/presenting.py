@@ -293,4 +293,4 @@ def queued_view(run: Run) -> RunView:
     """The view of a run just created, before anything ran: no events, no steps (built without
     reading anything; the page's websocket snapshot brings whatever happened since)."""
     return RunView(run=run, status=page_status(run.status), steps=[], progress=progress_text(None, 0, 0),
-                   recap_html="", warnings=[], last_seq=0)
+                   recap_html="", warnings=[], last_seq=0, trust_text=trust_sentence(run.verifier_trust))
