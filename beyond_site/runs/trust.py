@@ -41,11 +41,12 @@ class StoredReport:
     figures: dict | None
 
 
-#: Every completed report of a workspace, newest first (set by the calibration app at start-up).
-_reports: Callable[[int], Iterable[StoredReport]] = lambda workspace_id: ()  # noqa: E731
+#: The completed reports of a workspace whose verifier has this provider and model, newest first
+#: (set by the calibration app at start-up).
+_reports: Callable[[int, str, str], Iterable[StoredReport]] = lambda workspace_id, provider, model: ()  # noqa: E731
 
 
-def use_reports(source: Callable[[int], Iterable[StoredReport]]) -> None:
+def use_reports(source: Callable[[int, str, str], Iterable[StoredReport]]) -> None:
     global _reports
     _reports = source
 
@@ -144,7 +145,7 @@ def trust_status(workspace_id: int, topology: dict, requirement: Requirement | N
              "language_model": reads_with_a_language_model(identity["provider"])}
     if not trust["language_model"]:
         return trust  # nothing of a model to calibrate: the offline engine's checks are mechanical
-    matching = [r for r in _reports(workspace_id)
+    matching = [r for r in _reports(workspace_id, identity["provider"], identity["model"])
                 if verifier_identity(r.topology) == identity and _narrow(r.figures) is not None]
     if matching:
         latest = matching[0]

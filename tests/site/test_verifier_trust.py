@@ -214,6 +214,20 @@ def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page(ali
     assert 'href="/w/acme/calibration/"' in page and not Run.objects.exists()
 
 
+def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requirement_is_met(alice, tmp_path):
+    acme = workspace_with("acme", admin=alice)
+    path = whole_script(tmp_path)
+    configuration.set_topology(acme, parse_shorthand(f"scripted:{path}").as_json(), operator=True)
+    require(acme, max_clean_flagged=0.2)
+    page = client_for(alice).get("/w/acme/calibration/").content.decode()
+    assert "A run started now records: Verifier scripted (whole.json): never calibrated in this workspace." in page
+    assert 'data-met-by=""' in page and "runs are refused before they start" in page
+    calibrate("--drafts", "12", "--contract", "narrow")  # the workspace's own topology
+    made = CalibrationReport.objects.get()
+    page = client_for(alice).get("/w/acme/calibration/").content.decode()
+    assert f'data-met-by="{made.pk}"' in page and f"report {made.pk} meets it, so runs are accepted" in page
+
+
 # ---------------------------------------------------------------------------- end to end
 
 def whole_script(tmp_path):
