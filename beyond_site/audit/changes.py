@@ -58,8 +58,10 @@ FIELD_LABELS = {"paper": "paper size", "max_tokens_per_run": "tokens per run", "
                 "max_runs_per_user_per_day": "runs per member in 24 hours",
                 "max_runs_in_flight_per_user": "runs at once per member",
                 "max_runs_in_flight_per_workspace": "runs at once in the workspace",
-                "max_clean_flagged": "most faithful drafts flagged", "max_unparseable": "most verdicts unparseable",
-                "min_caught": "fewest planted violations caught"}
+                # The calibration requirement's thresholds, stored as fractions of 1.
+                "max_clean_flagged": "faithful drafts flagged, at most (fraction)",
+                "max_unparseable": "verdicts unparseable, at most (fraction)",
+                "min_caught": "planted violations caught, at least (fraction)"}
 
 
 class ChangeFilterForm(forms.Form):
