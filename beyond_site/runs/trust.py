@@ -112,25 +112,30 @@ class Requirement:
                 continue
             rate = trust_fields.get(field)
             if rate is None:
-                missing.append(f"{words}: not measured (required {'at most' if most else 'at least'} {pct(bound)})")
+                missing.append(f"{words}: not measured (required {'at most' if most else 'at least'} "
+                               f"{pct(bound, exact=True)})")
             elif (rate > bound) if most else (rate < bound):
-                missing.append(f"{words} {pct(rate)} (required {'at most' if most else 'at least'} {pct(bound)})")
+                missing.append(f"{words} {pct(rate, exact=True)} (required {'at most' if most else 'at least'} "
+                               f"{pct(bound, exact=True)})")
         return missing
 
     def describe(self) -> str:
-        parts = [f"{words} {pct(getattr(self, name))}" for name, words in (
+        parts = [f"{words} {pct(getattr(self, name), exact=True)}" for name, words in (
             ("max_clean_flagged", "faithful drafts flagged at most"),
             ("max_unparseable", "verdicts unparseable at most"),
             ("min_caught", "planted violations caught at least")) if getattr(self, name) is not None]
         return "; ".join(parts) or "a completed report, with no threshold on its figures"
 
 
-def pct(rate: float | None) -> str:
-    """A rate as a whole percentage (one decimal below 1%, so 0.4% does not read as none)."""
+def pct(rate: float | None, *, exact: bool = False) -> str:
+    """A rate as a percentage: whole, as the figures are read (one decimal near 0% and 100%, so
+    0.4% does not read as none, nor 99.6% as all); `exact` to one decimal (a threshold as set)."""
     if rate is None:
         return "n/a"
     value = rate * 100
-    return f"{value:.1f}%" if 0 < value < 1 else f"{value:.0f}%"
+    if exact or 0 < value < 1 or 99 < value < 100:
+        return f"{value:.1f}".removesuffix(".0") + "%"
+    return f"{value:.0f}%"
 
 
 def trust_status(workspace_id: int, topology: dict, requirement: Requirement | None = None) -> dict:

@@ -32,6 +32,12 @@ def _percent(label: str, help_text: str) -> forms.DecimalField:
                         "max_digits": "Give a percentage from 0 to 100."})
 
 
+def _as_percent(rate: float) -> Decimal:
+    """A stored fraction as the percentage typed (20, not 20.0 or 2E+1; 12.5)."""
+    value = (Decimal(str(rate)) * HUNDRED).quantize(Decimal("0.1"))
+    return value.quantize(Decimal("1")) if value == value.to_integral_value() else value
+
+
 class CalibrationRequirementForm(forms.Form):
     """Empty threshold: no bound on that figure (a completed report is still required)."""
 
@@ -51,7 +57,7 @@ class CalibrationRequirementForm(forms.Form):
         initial = {"required": stored is not None}
         for name in cls.BOUNDS:
             rate = (stored or {}).get(name)
-            initial[name] = None if rate is None else (Decimal(str(rate)) * HUNDRED).quantize(Decimal("0.1")).normalize()
+            initial[name] = None if rate is None else _as_percent(rate)
         return cls(initial=initial)
 
     def requirement(self) -> dict | None:

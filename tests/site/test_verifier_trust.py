@@ -113,6 +113,8 @@ def test_the_sentence_gives_the_date_the_figures_and_their_intervals():
     assert said == ("Verifier gemma-3-270m, calibrated 4 Dec 2026 (report 7): flagged 41% [30–53%] of faithful "
                     "drafts; caught 12% [8–18%] of planted violations; 0.4% of its verdicts unparseable.")
     assert sentence(None) == ""  # a run recorded before trust statuses were kept
+    assert (trust.pct(0.996), trust.pct(0.0), trust.pct(1.0), trust.pct(0.125), trust.pct(0.125, exact=True)) == (
+        "99.6%", "0%", "100%", "12%", "12.5%")
 
 
 # ---------------------------------------------------------------------------- requirement
@@ -134,12 +136,13 @@ def test_a_run_whose_verifier_was_never_calibrated_is_refused_before_anything_ex
 
 
 def test_a_report_missing_a_threshold_refuses_and_says_which_figure(acme, bob):
-    require(acme, max_clean_flagged=0.2, min_caught=0.5)
+    require(acme, max_clean_flagged=0.195, min_caught=0.5)
     made = report(acme, clean=(8, 20))
     with pytest.raises(CalibrationRequired) as refused:
         start_run(acme, "Draft an access policy", user=bob, topology=parse_shorthand(GEMMA))
     assert f"report {made.pk}" in refused.value.message
-    assert "faithful drafts flagged 40% (required at most 20%)" in refused.value.message
+    assert "faithful drafts flagged at most 19.5%" in refused.value.message
+    assert "faithful drafts flagged 40% (required at most 19.5%)" in refused.value.message
     assert "planted violations caught 15% (required at least 50%)" in refused.value.message
     assert not Run.objects.exists()
 
@@ -193,6 +196,8 @@ def test_the_settings_page_sets_the_requirement_for_admins_only(alice, bob):
     acme.refresh_from_db()
     assert acme.calibration_requirement == {"max_clean_flagged": 0.2, "max_unparseable": None, "min_caught": 0.125}
     assert WorkspaceEvent.objects.get(action="calibration_requirement_changed").user == alice
+    shown = client.get("/w/acme/settings/").content.decode()
+    assert 'name="max_clean_flagged" value="20"' in shown and 'name="min_caught" value="12.5"' in shown
     for bad, said in (("150", "from 0 to 100"), ("-1", "from 0 to 100"), ("abc", "a number")):
         refused = client.post("/w/acme/settings/calibration-requirement/", {"required": "on", "max_clean_flagged": bad})
         assert refused.status_code == 400 and said in refused.content.decode()
