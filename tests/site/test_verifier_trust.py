@@ -289,3 +289,11 @@ def test_beyond_run_refused_exits_non_zero_with_the_reason(acme):
     assert "calibration: this workspace requires a calibrated verifier" in str(refused.value)
     assert "beyond_calibrate --workspace acme" in str(refused.value) and not Run.objects.exists()
     assert not RunEvent.objects.exists()
+
+
+def test_beyond_run_prints_the_trust_status_with_the_trace(acme):
+    out = io.StringIO()
+    call_command("beyond_run", "--workspace", "acme", "--task", "Draft a note", "--provider", "offline", stdout=out)
+    assert ("No model verifier: the offline engine checks steps mechanically, so there is no model to calibrate."
+            in out.getvalue().splitlines())
+    assert Run.objects.get().verifier_trust["language_model"] is False
