@@ -150,14 +150,23 @@ def trust_status(workspace_id: int, topology: dict, requirement: Requirement | N
              "language_model": reads_with_a_language_model(identity["provider"])}
     if not trust["language_model"]:
         return trust  # nothing of a model to calibrate: the offline engine's checks are mechanical
-    matching = [r for r in _reports(workspace_id, identity["provider"], identity["model"])
-                if verifier_identity(r.topology) == identity and _narrow(r.figures) is not None]
-    if matching:
-        latest = matching[0]
+    latest, met = None, None
+    # Newest first, read only as far as needed: the latest report, and with a requirement the
+    # newest report that meets it.
+    for stored in _reports(workspace_id, identity["provider"], identity["model"]):
+        block = _narrow(stored.figures)
+        if block is None or verifier_identity(stored.topology) != identity:
+            continue
+        latest = latest or stored
+        if requirement is None:
+            break
+        if not requirement.shortfalls(report_figures(block)):
+            met = stored.id
+            break
+    if latest is not None:
         trust.update(report=latest.id, calibrated_at=latest.finished_at.isoformat() if latest.finished_at else None,
                      **report_figures(_narrow(latest.figures)))
     if requirement is not None:
-        met = next((r.id for r in matching if not requirement.shortfalls(report_figures(_narrow(r.figures)))), None)
         trust["requirement"] = {**requirement.as_json(), "met_by": met}
     return trust
 

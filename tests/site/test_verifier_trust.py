@@ -160,6 +160,13 @@ def test_a_report_meeting_the_thresholds_makes_the_run_accepted(acme, bob):
     assert run.verifier_trust["report"] == worse.pk and run.verifier_trust["requirement"]["met_by"] == good.pk
 
 
+def test_a_meeting_report_behind_many_newer_ones_is_found(acme):
+    good = report(acme, days_ago=30, clean=(1, 20))
+    newer = [report(acme, days_ago=20 - n, clean=(10, 20)) for n in range(7)]  # past the first few read
+    status = status_of(acme, requirement=Requirement(max_clean_flagged=0.1))
+    assert status["report"] == newer[-1].pk and status["requirement"]["met_by"] == good.pk
+
+
 def test_setting_a_requirement_validates_and_logs(acme):
     with pytest.raises(ValueError, match="between 0 and 1"):
         configuration.set_calibration_requirement(acme, {"max_clean_flagged": 1.5})
