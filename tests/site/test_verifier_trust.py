@@ -240,6 +240,17 @@ def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requi
     assert f'data-met-by="{made.pk}"' in page and f"report {made.pk} meets it, so runs are accepted" in page
 
 
+def test_run_again_is_refused_the_same_way(alice):
+    acme = workspace_with("acme", admin=alice)
+    configuration.set_topology(acme, parse_shorthand(GEMMA).as_json(), operator=True)
+    earlier, _ = start_run(acme, "Draft a policy", user=alice)
+    Run.objects.filter(pk=earlier.pk).update(status=Run.FAILED)
+    require(acme, min_caught=0.5)
+    response = client_for(alice).post(f"/w/acme/runs/{earlier.pk}/again/", **HTMX)
+    assert response.status_code == 409 and 'href="/w/acme/calibration/"' in response.content.decode()
+    assert Run.objects.count() == 1
+
+
 # ---------------------------------------------------------------------------- end to end
 
 def whole_script(tmp_path):
