@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('workspaces', '0011_authorship_and_consent'),
+        ('workspaces', '0012_saved_tasks'),
     ]
 
     operations = [
