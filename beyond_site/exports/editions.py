@@ -3,7 +3,8 @@
 - `client`: the document alone, as a person sends it (exports.document builds it): no badge,
   verdict, finding, model name or recap anywhere in it.
 - `audit` (the default): the same document with Beyond's account of the run added: the task, the
-  run, the models, the verification summary and what a pass means, the run's warnings, the recap
+  run, the models, the verification summary and what a pass means, the verifier's trust status
+  (its calibration when the run was created), the run's warnings, the recap
   with its findings, the notes on each section (a comment in Word, a footnote in Markdown, a note
   under the heading in the PDF) and the full citation and source appendices.
 
@@ -28,6 +29,7 @@ from beyond_site.lib.instants import instant_words
 from beyond_site.runs import verification as who_checked
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.trust import sentence as trust_sentence
 from beyond_site.runs.wording import OFFLINE_TIP
 
 __all__ = ["AUDIT", "CLIENT", "EDITIONS", "build"]
@@ -128,12 +130,20 @@ def recap(d: Deliverable) -> list[Part]:
     return [Part(None, blocks + recap_blocks)]
 
 
+def verifier_trust(d: Deliverable) -> list[Part]:
+    """What was known of the verifier when the run was created: its latest calibration in the
+    workspace, "never calibrated", or no model to calibrate (runs/trust.py). Nothing for a run
+    recorded before trust statuses were kept."""
+    said = trust_sentence(d.run.verifier_trust)
+    return [Part("Verifier calibration", [line(said)])] if said else []
+
+
 #: The audit edition's title page after its facts, in order. Each takes the deliverable and returns
-#: its parts (none when it has nothing to say). The verifier's trust status (its calibration) is
-#: one more such builder, after `verification`.
+#: its parts (none when it has nothing to say).
 AUDIT_PARTS: list[Callable[[Deliverable], list[Part]]] = [
     models,
     verification,
+    verifier_trust,
     recap,
 ]
 

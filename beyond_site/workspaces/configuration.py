@@ -1,5 +1,5 @@
 """How a workspace is set up: its creation and name, its models per role, enabled frameworks,
-research default and budget. Every change is logged in the change log (changelog.py)."""
+research default, budget and calibration requirement. Every change is logged in the change log (changelog.py)."""
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
@@ -100,6 +100,33 @@ def set_research_default(workspace: Workspace, on: bool, user=None) -> bool:
     on = bool(on)
     _set_field(workspace, "research_default", on, user, "research_default_changed")
     return on
+
+
+CALIBRATION_BOUNDS = ("max_clean_flagged", "max_unparseable", "min_caught")
+
+
+def set_calibration_requirement(workspace: Workspace, bounds: dict | None, user=None) -> dict | None:
+    """Require a calibration of the workspace's runs' verifiers (docs/calibration.md), or none
+    (None). `bounds` holds rates as fractions from 0 to 1, None for no bound on one; ValueError on
+    anything else, leaving the workspace as it was. Logged like every admin change."""
+    value = None
+    if bounds is not None:
+        unknown = set(bounds) - set(CALIBRATION_BOUNDS)
+        if unknown:
+            raise ValueError(f"unknown calibration thresholds: {', '.join(sorted(unknown))}")
+        value = {}
+        for name in CALIBRATION_BOUNDS:
+            rate = bounds.get(name)
+            if rate is not None:
+                try:
+                    rate = float(rate)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name}: give a rate between 0 and 1") from None
+                if not 0 <= rate <= 1:
+                    raise ValueError(f"{name}: give a rate between 0 and 1")
+            value[name] = rate
+    _set_field(workspace, "calibration_requirement", value, user, "calibration_requirement_changed")
+    return value
 
 
 def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:
