@@ -50,6 +50,9 @@ class RunRequested(Payload):
     research: bool
     #: The run this one runs again ("Run again"), or None.
     retry_of: int | None = None
+    #: The verifier's trust status when the run was created (the site's runs/trust.py); None on
+    #: runs recorded before it was kept.
+    verifier_trust: dict | None = None
 
 
 @_event("run_started")

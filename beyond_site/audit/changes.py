@@ -39,7 +39,8 @@ KINDS = {
                                         "workspace_renamed": "Workspace renamed",
                                         "workspace_slug_changed": "Web address changed",
                                         "research_default_changed": "Web research default changed",
-                                        "export_settings_changed": "Deliverables' settings changed"}),
+                                        "export_settings_changed": "Deliverables' settings changed",
+                                        "calibration_requirement_changed": "Calibration requirement changed"}),
     "content": ("Memories, files, conversations", {"memory_added": "Memory added", "memory_edited": "Memory edited",
                                                    "memory_deleted": "Memory deleted",
                                                    "document_added": "File added", "document_deleted": "File deleted",
@@ -47,6 +48,9 @@ KINDS = {
                                                    "conversation_deleted": "Conversation deleted",
                                                    "document_marked_final": "Document marked final",
                                                    "document_reopened": "Document reopened as a draft"}),
+    "tasks": ("Saved tasks", {"saved_task_added": "Saved task added", "saved_task_edited": "Saved task edited",
+                              "saved_task_deleted": "Saved task deleted",
+                              "saved_task_promoted": "Saved task moved into the library"}),
 }
 #: Joining by invitation is also a member added.
 ALSO_OF_KIND = {"members": ["invitation_accepted"]}
@@ -56,7 +60,11 @@ ACTION_LABELS = {action: label for _, actions in KINDS.values() for action, labe
 FIELD_LABELS = {"paper": "paper size", "max_tokens_per_run": "tokens per run", "max_cost_per_run": "cost per run (USD)",
                 "max_runs_per_user_per_day": "runs per member in 24 hours",
                 "max_runs_in_flight_per_user": "runs at once per member",
-                "max_runs_in_flight_per_workspace": "runs at once in the workspace"}
+                "max_runs_in_flight_per_workspace": "runs at once in the workspace",
+                # The calibration requirement's thresholds, stored as fractions of 1.
+                "max_clean_flagged": "faithful drafts flagged, at most (fraction)",
+                "max_unparseable": "verdicts unparseable, at most (fraction)",
+                "min_caught": "planted violations caught, at least (fraction)"}
 
 
 class ChangeFilterForm(forms.Form):
@@ -132,7 +140,9 @@ def _cell(value) -> str:
 #: to the server's; an imported framework pack is simply there or not.
 SIDES = ("server default", "set")
 PACK_SIDES = ("none", "imported")
-SIDES_OF = {"framework_pack_imported": PACK_SIDES, "framework_pack_removed": PACK_SIDES}
+TASK_SIDES = ("none", "saved")
+SIDES_OF = {"framework_pack_imported": PACK_SIDES, "framework_pack_removed": PACK_SIDES,
+            "saved_task_added": TASK_SIDES, "saved_task_deleted": TASK_SIDES}
 
 
 def differences(before, after, sides: tuple[str, str] = SIDES) -> list[tuple[str, str, str]]:

@@ -8,10 +8,11 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from beyond_site.chat.notices import notice_only
+from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import run_view
 from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
 from beyond_site.runs.queue import ConversationDeleted, NotRetryable, may_stop, request_stop, run_again
 from beyond_site.workspaces import access
@@ -63,6 +64,8 @@ def again(request, slug, run_id):
         response = notice_only(request, f"Not started: {exc.message}")
         response.status_code = 429
         return response
+    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
+        return calibration_required(request, slug, exc.message)
     if not request.htmx:
         return redirect("chat:conversation", slug, run.conversation_id)
     if not created:

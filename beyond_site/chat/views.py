@@ -21,13 +21,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.attachments import uploads_context
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
-from beyond_site.chat.notices import notice_only
+from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import queued_view, run_views
+from beyond_site.chat.saved_tasks import picker_tasks
 from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs import jobs
 from beyond_site.runs.queue import ConversationDeleted, start_run
 from pipeline.research import search_setting
@@ -95,6 +97,7 @@ def _side_context(membership, conversation, chats_page: int = 1, query: str = ""
         **_page_context(membership, conversation),
         **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
+        "saved_tasks": picker_tasks(membership) if access.allows(membership, access.WRITE) else [],
         **(uploads_context(conversation) if conversation else {"uploads": []}),
     }
 
@@ -182,6 +185,8 @@ def send(request, slug):
         response = notice_only(request, f"Not started: {exc.message}", form_key=key)
         response.status_code = 429
         return response
+    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
+        return calibration_required(request, slug, exc.message, form_key=key)
     conversation = run.conversation
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered
@@ -199,7 +204,11 @@ def send(request, slug):
         ctx.update(first_page_change(membership.workspace, conversation), side_list="item")
     elif created_conversation or renamed:
         ctx.update(sidebar_context(membership.workspace, conversation), side_list="page")
+    # The conversation's first task (it may have been started by an upload): the page's welcome and
+    # the upload's report, above the box, would push the run off the screen.
+    first_exchange = created and not conversation.messages.exclude(pk=run.message_id).exists()
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
+               first_exchange=first_exchange,
                exchange={"text": run.task, "rv": queued_view(run)} if created else None,
                sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
     response = render(request, "chat/_sent.html", ctx)

@@ -14,6 +14,7 @@ from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs import verification
 from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired, sentence as trust_sentence
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.lib.runners import runner_identity
@@ -73,6 +74,9 @@ class Command(BaseCommand):
                                research=opts["research"], run_here=True)
         except BudgetRefused as exc:  # over a cap of the workspace's budget: no run was created
             raise CommandError(str(exc)) from None
+        except CalibrationRequired as exc:  # the workspace requires a calibration: no run was created
+            raise CommandError(f"{exc} Calibrate it with manage.py beyond_calibrate --workspace {workspace.slug}, "
+                               f"or on the Calibration page (/w/{workspace.slug}/calibration/).") from None
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
@@ -92,6 +96,8 @@ def format_trace(trace: dict) -> str:
         lines.append(f"Declined: {run['decline_reason']}")
     if run.get("verification"):
         lines.append(verification.WORDS.get(run["verification"], run["verification"]))
+    if run.get("verifier_trust"):
+        lines.append(trust_sentence(run["verifier_trust"]))
     for step in trace["steps"]:
         badge = step["badge"] or step["status"]
         lines.append(f"\n## Step {step['index']}: {step['title']}  [{badge}]")
