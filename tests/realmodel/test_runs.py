@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from django.core.management import call_command
 
 from beyond_site.runs.models import ModelCall, Run, Step
-from beyond_site.runs.queue import claim_run, request_stop, run_again
+from beyond_site.runs.queue import claim_run, request_stop, run_again, start_run
 from beyond_site.runs.runner import execute_run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.workspaces import configuration
@@ -65,7 +65,6 @@ async def test_stop_mid_step_then_run_again_from_the_workspace_settings(workspac
     # workspace stores the topology, and its runs connect through the guarded transport.
     settings.BEYOND_ALLOWED_BASE_URLS = model_server
     await database_sync_to_async(configuration.set_topology)(workspace, topology(model_server), alice)
-    from beyond_site.runs.queue import start_run
 
     run, _ = await database_sync_to_async(start_run)(workspace, TASK, user=alice)
     assert await database_sync_to_async(claim_run)(run.pk, "runner")
@@ -95,7 +94,7 @@ async def test_stop_mid_step_then_run_again_from_the_workspace_settings(workspac
     trace = await database_sync_to_async(check_stopped)()
     if trace["run"]["status"] not in Run.RETRYABLE:
         return
-    again, created = await database_sync_to_async(run_again)(Run.objects.get(pk=run.pk), user=alice)
+    again, created = await database_sync_to_async(lambda: run_again(Run.objects.get(pk=run.pk), user=alice))()
     assert created and again.retry_of_id == run.pk and again.conversation_id == run.conversation_id
     assert await database_sync_to_async(claim_run)(again.pk, "runner")
     await execute_run(again.pk, "runner")
