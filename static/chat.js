@@ -151,6 +151,23 @@
     if (messages && wasNearBottom) scrollToEnd(messages);
   });
 
+  // A new run appended to the conversation (a task sent, Run again, a redo, Regenerate, an edited
+  // task): bring it into view and follow it as it grows. Only the last task may be edited and sent
+  // again, so the earlier tasks lose that control.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var messages = document.getElementById("messages");
+    if (!messages || event.detail.target !== messages) return;
+    var exchanges = messages.querySelectorAll(".exchange");
+    var last = exchanges[exchanges.length - 1];
+    if (!last) return;
+    for (var i = 0; i < exchanges.length - 1; i++) {
+      var stale = exchanges[i].querySelector(".edit-task");
+      if (stale) stale.remove();
+    }
+    messages.scrollTop = messages.scrollTop + last.getBoundingClientRect().top - messages.getBoundingClientRect().top;
+    wasNearBottom = true;
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var messages = document.getElementById("messages");
     if (messages) scrollToEnd(messages);
