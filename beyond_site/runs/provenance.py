@@ -4,8 +4,8 @@ Every run's record opens with a `run_requested` event (pipeline.events.RunReques
 the recorder as the first event of the run's chain: the task, who started it (id, and username as
 it was then), its conversation and message (with the message's text), the models per role, the
 offline and web-research flags, and the earlier run it follows on from (the run it retries, the
-step it redoes with the member's instruction, the run it regenerates, the run whose task it edits). A final event recorded after a member
-asked to stop the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
+step it redoes with the member's instruction, the run it regenerates, the run whose task it
+edits). A final event recorded after a member asked to stop the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
 verify` holds the run's columns, its message and its stopper to these events (`problems`), so a
 run re-attributed, moved, or re-worded behind the application's back is caught like an edited
 draft.

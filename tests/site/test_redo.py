@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from beyond_site.runs.contexts import context_messages
-from beyond_site.runs.models import ModelCall, Run
+from beyond_site.runs.models import ModelCall, Run, Step
 from beyond_site.runs.versions import document_version
 from beyond_site.workspaces.models import Membership
 from tests import scripting
@@ -119,3 +119,18 @@ def test_the_redo_says_what_is_wrong_and_starts_nothing(workspace, tmp_path, ali
     Membership.objects.filter(user=alice).update(role=Membership.MEMBER)
     trace = _run(tmp_path, "--redo", str(earlier), "--step", "2", "--user", "alice", "--provider", provider, name="x")
     assert trace["run"]["created_by"] == "alice" and trace["run"]["status"] == "completed"
+
+
+def test_verify_names_a_redo_whose_carried_steps_or_link_were_changed_behind_the_application(workspace, tmp_path):
+    earlier = _first_run(tmp_path)["run"]["id"]
+    redo = _run(tmp_path, "--redo", str(earlier), "--step", "2", "--instruction", INSTRUCTION,
+                "--provider", _redo_script(tmp_path, [PASS]), name="redo")["run"]["id"]
+    call_command("beyond_audit", "verify", stdout=io.StringIO())  # intact
+    Step.objects.filter(run_id=redo, index=1).update(carried_over=False)  # raw SQL's reach, not the app's
+    Run.objects.filter(pk=redo).update(redo_instruction="Something else.")
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("beyond_audit", "verify", stdout=out)
+    assert exited.value.code == 1
+    line = next(line for line in out.getvalue().splitlines() if line.startswith(f"run {redo}: "))
+    assert "the release of step 1 does not match" in line and "the step it redoes does not match" in line
