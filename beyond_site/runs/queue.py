@@ -112,6 +112,9 @@ def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Ru
     """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
     if run.status not in Run.RETRYABLE:
         raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
+    if run.redo_of_id is not None:  # a redo that did not complete is redone again, not planned anew
+        return redo(run.redo_of, run.redo_step, user=user, instruction=run.redo_instruction,
+                    idempotency_key=idempotency_key, retry_of=run)
     return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
                      research=run.research, idempotency_key=idempotency_key)
 
@@ -131,7 +134,7 @@ def redo_message(step: int, title: str, instruction: str) -> str:
 
 
 def redo(run: Run, step: int, *, user=None, instruction: str = "", idempotency_key: str | None = None,
-         run_here: bool = False, topology: Topology | None = None) -> tuple[Run, bool]:
+         run_here: bool = False, topology: Topology | None = None, retry_of: Run | None = None) -> tuple[Run, bool]:
     """Redo step `step` of the finished run `run` (docs/working-loop.md): a new run in the same
     conversation, with `run`'s task and brief, that renders and inspects that step anew (the
     executor told `instruction`) and carries the other steps over. `run` stays as it is."""
@@ -150,7 +153,7 @@ def redo(run: Run, step: int, *, user=None, instruction: str = "", idempotency_k
     if run.conversation is None:
         raise NotRedoable(f"Run {run.pk} belongs to no conversation: there is no document to redo a step of.")
     return start_run(run.workspace, run.task, user=user, conversation=run.conversation, research=run.research,
-                     topology=topology, idempotency_key=idempotency_key, run_here=run_here,
+                     topology=topology, idempotency_key=idempotency_key, run_here=run_here, retry_of=retry_of,
                      message_text=redo_message(step, target.title, instruction),
                      redo_of=run, redo_step=step, redo_instruction=instruction)
 

@@ -28,11 +28,11 @@ def _steps(two: list, verifier_two: list) -> dict:
             3: {"executor": ["Review: once a year."], "verifier": [PASS]}}
 
 
-def _switch(env, tmp_path, name: str, script: dict) -> None:
+def _switch(env, tmp_path, name: str, script: dict, slug: str = "redoing") -> None:
     """The workspace's models read another scripted file from now on (tests/browser/seed_declining.py)."""
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(script))
-    run_script(env, "tests/browser/seed_declining.py", "redoing", str(path))
+    run_script(env, "tests/browser/seed_declining.py", slug, str(path))
 
 
 def _wait_in_view(page, shown: str, hidden: str) -> None:
@@ -140,3 +140,31 @@ def test_redo_a_warning_step_then_regenerate_then_edit_and_resend(page, server_p
     # Exit 1 (CalledProcessError) if any record of the four runs no longer matched its chain.
     assert "record intact: 1 workspace, 4 runs" in run_script(env, "manage.py", "beyond_audit", "verify",
                                                                  "--workspace", "redoing")
+
+
+def test_a_new_run_comes_into_view_mid_run_and_after_run_again(page, server_parts, tmp_path):
+    """A long conversation: the run a task starts is in view while it runs (not the earlier run's
+    recap), and so is the run Run again starts, however far up its button was."""
+    daphne, env, _ = server_parts
+    add_scripted_workspace(env, "following", scripting.script(_steps([SCOPE], [PASS])), tmp_path)
+    login(page, daphne.base, "alice")
+    page.goto(f"{daphne.base}/w/following/")
+    first = send(page, TASK)
+    expect(first).to_have_attribute("data-run-status", "completed", timeout=30_000)
+    # The next runs take a few seconds, and halt at step 2 (no verdict): they can be run again.
+    _switch(env, tmp_path, "slow", scripting.script({
+        1: {"executor": [{"content": SCOPE, "delay_s": 1.5}], "verifier": [PASS]},
+        2: {"executor": [{"content": "Report incidents.", "delay_s": 3}],
+            "verifier": [{"error": "timeout"}, {"error": "timeout"}]}}, n_steps=2), slug="following")
+    second = send(page, "Draft our access note")
+    expect(second.locator('[data-step="1"]')).to_have_attribute("data-step-status", "released", timeout=30_000)
+    expect(second).to_have_attribute("data-run-status", "running")  # mid-run
+    _wait_in_view(page, f"#run-{run_id(second)} [data-step='1']", f"#run-{run_id(first)} .recap")
+    expect(second).to_have_attribute("data-run-status", "halted", timeout=30_000)
+    second.locator('[data-step="1"] .step-title').scroll_into_view_if_needed()  # the member reads up the page
+    second.locator('button[data-action="run-again"]').click()
+    runs = page.locator("[data-run-status]")
+    expect(runs).to_have_count(3)
+    third = page.locator(f"#{runs.nth(2).get_attribute('id')}")
+    expect(third.locator('[data-step="1"]')).to_have_attribute("data-step-status", "released", timeout=30_000)
+    _wait_in_view(page, f"#run-{run_id(third)} [data-step='1']", f"#run-{run_id(second)} [data-step='1'] .step-title")

@@ -84,3 +84,13 @@ def test_regenerate_and_edit_and_resend_link_the_new_runs_to_the_earlier(finishe
     earlier = client_for(alice).get(reverse("audit:run", args=["acme", finished.pk])).content.decode()
     assert 'data-lineage="later"' in earlier and reverse("audit:run", args=["acme", regenerated.pk]) in earlier
     assert "(regenerates it)" in earlier
+
+
+def test_run_again_of_a_redo_that_halted_redoes_the_step_again(finished, alice):
+    _post(alice, "chat:redo", finished.pk, 2, instruction="Use the 24 h deadline.")
+    halted = Run.objects.get(redo_of=finished)
+    record(halted, brief_ready(3), released(1, "Part one."), Event(ev.StepHalted(step=2, reason="no verdict")),
+           Event(ev.StepNotReleased(step=3)), Event(ev.RunHalted(step=2, reason="step 2: no verdict")))
+    _post(alice, "chat:run_again", halted.pk)
+    again = Run.objects.get(retry_of=halted)
+    assert (again.redo_of_id, again.redo_step, again.redo_instruction) == (finished.pk, 2, "Use the 24 h deadline.")
