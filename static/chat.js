@@ -43,23 +43,51 @@
     if (event.target.matches && event.target.matches("#chat-form textarea[name='message']")) updateCount(event.target);
   });
 
+  // -- reconnecting: soon after the server is back -------------------------------------------------
+  // htmx's own "full-jitter" doubles its wait up to 64 s, so after a long outage the page came back
+  // up to a minute late. Here the wait doubles from 250 ms and stops at 2 s (half of it random, so
+  // that many pages do not all knock at once): the page is back within about 2 s of the server.
+  var RECONNECT_CAP_MS = 2000;
+  function reconnectDelay(retries) {
+    var wait = Math.min(RECONNECT_CAP_MS, 250 * Math.pow(2, Math.min(retries, 4)));
+    return wait / 2 + Math.random() * wait / 2;
+  }
+  if (window.htmx) window.htmx.config.wsReconnectDelay = reconnectDelay;
+
   // -- a send that cannot reach the server says so, and the typed text stays ------------------------
-  function notice(text) {
+  function notice(text, unreachable) {
     var slot = document.getElementById("notice");
     if (!slot) return;
     slot.innerHTML = "";
     var p = document.createElement("p");
     p.className = "alert";
     p.setAttribute("role", "alert");
+    if (unreachable) p.setAttribute("data-unreachable", "");
     p.textContent = text;
     slot.appendChild(p);
   }
+  // "Could not reach the server" is out of date as soon as the server answers again.
+  function reachedAgain() {
+    var stale = document.querySelector("#notice [data-unreachable]");
+    if (stale) stale.parentNode.removeChild(stale);
+  }
+  // With no live run there is no websocket to notice the server's return: ask it (any answer will do).
+  var probing = false;
+  function probeUntilReached(retries) {
+    if (!document.querySelector("#notice [data-unreachable]")) { probing = false; return; }
+    probing = true;
+    var icon = document.querySelector("link[rel='icon']");
+    fetch(icon ? icon.href : "/", { method: "GET", cache: "no-store", credentials: "same-origin" })
+      .then(function () { probing = false; reachedAgain(); })
+      .catch(function () { setTimeout(function () { probeUntilReached(retries + 1); }, reconnectDelay(retries)); });
+  }
   document.addEventListener("htmx:sendError", function (event) {
     if (event.detail.elt && event.detail.elt.id === "chat-form") {
-      notice("Could not reach the server: nothing was sent, and your text is kept. Check the connection and send again.");
+      notice("Could not reach the server: nothing was sent, and your text is kept. Check the connection and send again.", true);
     } else {
-      notice("Could not reach the server: nothing was changed. Check the connection and try again.");
+      notice("Could not reach the server: nothing was changed. Check the connection and try again.", true);
     }
+    if (!probing) setTimeout(function () { probeUntilReached(0); }, reconnectDelay(0));
   });
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
@@ -83,6 +111,7 @@
     banner("Live updates lost: reconnecting… Nothing is lost; the page catches up when the connection is back.", "lost");
   });
   document.addEventListener("htmx:wsOpen", function () {
+    reachedAgain();
     if (!lost) return;
     lost = 0;
     banner("Connection back: the page is up to date.", "back");

@@ -47,6 +47,9 @@ KINDS = {
                                                    "conversation_deleted": "Conversation deleted",
                                                    "document_marked_final": "Document marked final",
                                                    "document_reopened": "Document reopened as a draft"}),
+    "tasks": ("Saved tasks", {"saved_task_added": "Saved task added", "saved_task_edited": "Saved task edited",
+                              "saved_task_deleted": "Saved task deleted",
+                              "saved_task_promoted": "Saved task moved into the library"}),
 }
 #: Joining by invitation is also a member added.
 ALSO_OF_KIND = {"members": ["invitation_accepted"]}
@@ -132,7 +135,9 @@ def _cell(value) -> str:
 #: to the server's; an imported framework pack is simply there or not.
 SIDES = ("server default", "set")
 PACK_SIDES = ("none", "imported")
-SIDES_OF = {"framework_pack_imported": PACK_SIDES, "framework_pack_removed": PACK_SIDES}
+TASK_SIDES = ("none", "saved")
+SIDES_OF = {"framework_pack_imported": PACK_SIDES, "framework_pack_removed": PACK_SIDES,
+            "saved_task_added": TASK_SIDES, "saved_task_deleted": TASK_SIDES}
 
 
 def differences(before, after, sides: tuple[str, str] = SIDES) -> list[tuple[str, str, str]]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.chat import attachments, conversations, memories, run_actions, views
+from beyond_site.chat import attachments, conversations, memories, run_actions, saved_tasks, views
 from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 app_name = "chat"
@@ -23,4 +23,9 @@ urlpatterns = [
     path("w/<slug:slug>/memories/", memories.add, name="memory_add"),
     path("w/<slug:slug>/memories/<id:memory_id>/", memories.edit, name="memory_edit"),
     path("w/<slug:slug>/memories/<id:memory_id>/delete/", memories.delete, name="memory_delete"),
+    path("w/<slug:slug>/tasks/", saved_tasks.library, name="saved_tasks"),
+    path("w/<slug:slug>/tasks/add/", saved_tasks.add, name="saved_task_add"),
+    path("w/<slug:slug>/tasks/<id:task_id>/", saved_tasks.edit, name="saved_task_edit"),
+    path("w/<slug:slug>/tasks/<id:task_id>/delete/", saved_tasks.delete, name="saved_task_delete"),
+    path("w/<slug:slug>/tasks/<id:task_id>/promote/", saved_tasks.promote, name="saved_task_promote"),
 ]

@@ -23,6 +23,7 @@ from beyond_site.chat.attachments import uploads_context
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
 from beyond_site.chat.notices import notice_only
 from beyond_site.chat.presenting import queued_view, run_views
+from beyond_site.chat.saved_tasks import picker_tasks
 from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX, MAX_TASK_CHARS
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
@@ -96,6 +97,7 @@ def _side_context(membership, conversation, chats_page: int = 1, query: str = ""
         **_page_context(membership, conversation),
         **sidebar_context(workspace, conversation, chats_page, query),
         "memories": workspace.memories.all(),
+        "saved_tasks": picker_tasks(membership) if access.allows(membership, access.WRITE) else [],
         **(uploads_context(conversation) if conversation else {"uploads": []}),
     }
 
@@ -200,7 +202,11 @@ def send(request, slug):
         ctx.update(first_page_change(membership.workspace, conversation), side_list="item")
     elif created_conversation or renamed:
         ctx.update(sidebar_context(membership.workspace, conversation), side_list="page")
+    # The conversation's first task (it may have been started by an upload): the page's welcome and
+    # the upload's report, above the box, would push the run off the screen.
+    first_exchange = created and not conversation.messages.exclude(pk=run.message_id).exists()
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
+               first_exchange=first_exchange,
                exchange={"text": run.task, "rv": queued_view(run), "last": True} if created else None,
                sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
     response = render(request, "chat/_sent.html", ctx)

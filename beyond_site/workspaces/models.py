@@ -10,6 +10,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from pipeline.frameworks import SHIPPED_FRAMEWORKS
@@ -137,15 +138,23 @@ class Invitation(models.Model):
         return "expired" if now >= self.expires_at else "pending"
 
 
-class Memory(models.Model):
-    """A short workspace fact (who we are, scope, decisions) that every run's context carries."""
+class WrittenText(models.Model):
+    """Text members write and edit: who wrote it, who changed it last, and when."""
 
-    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="memories")
     text = models.TextField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Memory(WrittenText):
+    """A short workspace fact (who we are, scope, decisions) that every run's context carries."""
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="memories")
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -391,3 +400,28 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class SavedTask(WrittenText):
+    """A task kept for reuse (docs/saved-tasks.md): the workspace's (`owner` null, curated by its
+    admins) or one member's own (`owner` set, seen by that member alone). Its text may hold
+    placeholders (`{theme}`) filled in when it is used; workspaces/saved_tasks.py checks and parses
+    them, and logs every change."""
+
+    workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="saved_tasks")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, null=True, blank=True, related_name="+")
+    name = models.CharField(max_length=120)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            # Names are told apart without regard to case (the picker filters that way): one
+            # "SoA" per workspace library, and per member among their own.
+            models.UniqueConstraint(Lower("name"), "workspace", condition=models.Q(owner__isnull=True),
+                                    name="one_workspace_task_per_name"),
+            models.UniqueConstraint(Lower("name"), "workspace", "owner", condition=models.Q(owner__isnull=False),
+                                    name="one_own_task_per_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -435,3 +435,20 @@ def test_the_first_conversation_replaces_the_empty_list_note(acme, alice):
     sent = client.post("/w/acme/send/", {"message": "Draft a clear desk policy", "idempotency_key": key},
                        **HTMX).content.decode()
     assert '<li id="conversations-empty" hx-swap-oob="delete">' in sent and "Older conversations" not in sent
+
+
+def test_the_first_task_of_a_conversation_an_upload_started_clears_the_welcome_and_the_report(alice, acme):
+    client = client_for(alice)
+    bad = upload_file("tool.exe", b"MZ\x90\x00\x03\x00\x00\x00" * 50, "application/octet-stream")
+    uploaded = client.post("/w/acme/upload/", {"files": [bad, upload_file("scope.txt", b"Our scope: Paris.")]}, **HTMX)
+    assert "This file was not attached" in uploaded.content.decode()
+    conversation = Conversation.objects.get()
+    page = client.get(f"/w/acme/c/{conversation.pk}/").content.decode()
+    assert 'id="empty-state"' in page and 'id="uploads-report"' in page
+    first = client.post("/w/acme/send/", {"message": "Draft a scope note", "conversation": conversation.pk,
+                                          "idempotency_key": form_key(page)}, **HTMX).content.decode()
+    assert '<div id="empty-state" hx-swap-oob="delete"></div>' in first
+    assert '<div id="uploads-report" hx-swap-oob="true"></div>' in first
+    second = client.post("/w/acme/send/", {"message": "Shorter, please", "conversation": conversation.pk,
+                                           "idempotency_key": form_key(first)}, **HTMX).content.decode()
+    assert "empty-state" not in second and "uploads-report" not in second  # nothing left to clear
