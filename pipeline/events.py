@@ -53,6 +53,9 @@ class RunRequested(Payload):
     research: bool
     #: The run this one runs again ("Run again"), or None.
     retry_of: int | None = None
+    #: The verifier's trust status when the run was created (the site's runs/trust.py); None on
+    #: runs recorded before it was kept.
+    verifier_trust: dict | None = None
     #: A redo (docs/working-loop.md, "Redo a step"): {"run", "step", "instruction"}, the earlier
     #: run, the step redone and the member's instruction to its executor ("" for none); None otherwise.
     redo_of: dict | None = None

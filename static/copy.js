@@ -1,6 +1,6 @@
 // Copy from the chat: a step (its Markdown, written by the server as the exports write it), a table
 // (its cells as tab-separated text, which a spreadsheet pastes as cells) and the whole document (the
-// client edition's Markdown). Each button says "Copied" (or why not) where it was pressed, and a
+// client edition's Markdown); elsewhere, a field's value (an invitation link). Each button says "Copied" (or why not) where it was pressed, and a
 // status line says it to screen readers. A static file because the Content-Security-Policy forbids
 // inline script.
 (function () {
@@ -75,7 +75,7 @@
 
   function copy(button) {
     var kind = button.getAttribute("data-copy");
-    var done = { step: "Step copied", table: "Table copied", document: "Document copied" }[kind] || "Copied";
+    var done = { step: "Step copied", table: "Table copied", document: "Document copied", field: "Link copied" }[kind] || "Copied";
     var writing;
     if (!navigator.clipboard) {
       say(button, "Cannot copy here (the browser allows it on secure pages only)", false);
@@ -84,6 +84,9 @@
     if (kind === "table") {
       var table = button.nextElementSibling;
       writing = navigator.clipboard.writeText(tabSeparated(table));
+    } else if (kind === "field") {
+      var field = document.getElementById(button.getAttribute("data-copy-field"));
+      writing = field ? navigator.clipboard.writeText(field.value) : Promise.reject(new Error("no field"));
     } else {
       var url = kind === "step" ? stepUrl(button) : button.getAttribute("data-copy-url");
       writing = writeFetched(url);

@@ -36,8 +36,9 @@ def _page(request, token, invitation, *, signup_form=None, status=200):
 
 
 def _joined(request, membership):
-    messages.success(request, f"Welcome to {membership.workspace.name}: you are a "
-                              f"{membership.get_role_display().lower()} here.")
+    role = membership.get_role_display().lower()
+    article = "an" if role[:1] in "aeiou" else "a"  # an admin, an auditor, a member
+    messages.success(request, f"Welcome to {membership.workspace.name}: you are {article} {role} here.")
     return redirect("chat:workspace", membership.workspace.slug)
 
 

@@ -39,7 +39,8 @@ KINDS = {
                                         "workspace_renamed": "Workspace renamed",
                                         "workspace_slug_changed": "Web address changed",
                                         "research_default_changed": "Web research default changed",
-                                        "export_settings_changed": "Deliverables' settings changed"}),
+                                        "export_settings_changed": "Deliverables' settings changed",
+                                        "calibration_requirement_changed": "Calibration requirement changed"}),
     "content": ("Memories, files, conversations", {"memory_added": "Memory added", "memory_edited": "Memory edited",
                                                    "memory_deleted": "Memory deleted",
                                                    "document_added": "File added", "document_deleted": "File deleted",
@@ -59,7 +60,11 @@ ACTION_LABELS = {action: label for _, actions in KINDS.values() for action, labe
 FIELD_LABELS = {"paper": "paper size", "max_tokens_per_run": "tokens per run", "max_cost_per_run": "cost per run (USD)",
                 "max_runs_per_user_per_day": "runs per member in 24 hours",
                 "max_runs_in_flight_per_user": "runs at once per member",
-                "max_runs_in_flight_per_workspace": "runs at once in the workspace"}
+                "max_runs_in_flight_per_workspace": "runs at once in the workspace",
+                # The calibration requirement's thresholds, stored as fractions of 1.
+                "max_clean_flagged": "faithful drafts flagged, at most (fraction)",
+                "max_unparseable": "verdicts unparseable, at most (fraction)",
+                "min_caught": "planted violations caught, at least (fraction)"}
 
 
 class ChangeFilterForm(forms.Form):

@@ -15,6 +15,7 @@ from django.db.models import Count, Q, Sum
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs import verification
+from beyond_site.runs.trust import sentence as trust_sentence
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
 from beyond_site.runs.unsourced import mark_unsourced, specifics_view
@@ -37,8 +38,10 @@ def step_label(status: str, badge: str | None) -> str:
 
 
 def run_facts(run: Run) -> dict:
-    """Who checked the run's steps and, for a declined run, why it was declined, in words."""
-    return {"verification": verification.words(run.verification), "declined": run.decline_reason or ""}
+    """Who checked the run's steps, what was known of its verifier when it was created and, for a
+    declined run, why it was declined, in words."""
+    return {"verification": verification.words(run.verification), "declined": run.decline_reason or "",
+            "trust": trust_sentence(run.verifier_trust)}
 
 
 def list_rows(runs: list[Run]) -> list[dict]:

@@ -30,6 +30,7 @@ from beyond_site.calibration.labels import false_share
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.runs import jobs
 from beyond_site.runs.queue import resolve_topology
+from beyond_site.runs.trust import Requirement, sentence as trust_sentence, trust_status
 from beyond_site.runs.verification import recorded_checker
 from beyond_site.workspaces.access import ADMIN, require_membership
 
@@ -62,6 +63,19 @@ def _workspace_verifier_mechanical(workspace) -> bool:
         return False
 
 
+def _trust_now(workspace) -> dict:
+    """What a run started now would record of its verifier, in words, and the workspace's
+    requirement with whether a report meets it (runs/trust.py)."""
+    requirement = Requirement.of(workspace.calibration_requirement)
+    try:
+        status = trust_status(workspace.pk, resolve_topology(workspace).as_json(), requirement)
+    except TopologyError:
+        return {}
+    met_by = (status.get("requirement") or {}).get("met_by")
+    return {"text": trust_sentence(status), "requirement": requirement.describe() if requirement else "",
+            "met_by": met_by, "held": requirement is not None and status["language_model"]}
+
+
 def _compared(reports: list[CalibrationReport], chosen: list[str]) -> list[CalibrationReport]:
     """The reports asked for (`?r=ID&r=ID`), else the latest ones with figures."""
     if chosen:
@@ -79,7 +93,7 @@ def reports_page(request, slug: str):
     shares = false_share(workspace)
     return render(request, "calibration/reports.html", {
         "workspace": workspace, "membership": membership, "start_form": StartForm(),
-        "verifier": _workspace_verifier(workspace),
+        "verifier": _workspace_verifier(workspace), "trust": _trust_now(workspace),
         # Who checks this workspace's runs, in words, with what the offline checks catch.
         "mechanical_verifier": _workspace_verifier_mechanical(workspace), "offline_figures": offline_figures(),
         "rows": [{"report": r, "label": short_label(r), "interrupted": interrupted(r),

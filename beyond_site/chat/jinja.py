@@ -18,6 +18,7 @@ from jinja2 import ChainableUndefined, Environment
 from markupsafe import Markup
 
 from beyond_site.chat.templatetags.chat_extras import run_status_label
+from beyond_site.lib.instants import instant_words
 from beyond_site.runs.wording import OFFLINE_TIP
 
 
@@ -42,5 +43,6 @@ def environment(**options) -> Environment:
     env = Environment(**{**options, "undefined": ChainableUndefined, "keep_trailing_newline": True,
                          "finalize": escaped})
     env.globals.update(url=url, offline_tip=OFFLINE_TIP)
-    env.filters.update(run_status_label=run_status_label, pluralize=pluralize, truncatechars=truncatechars)
+    env.filters.update(run_status_label=run_status_label, pluralize=pluralize, truncatechars=truncatechars,
+                       instant_words=instant_words)
     return env

@@ -19,6 +19,7 @@ from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
+from beyond_site.runs.trust import sentence as trust_sentence
 from beyond_site.runs.versions import DocumentVersion, document_versions
 from beyond_site.runs.wording import outcome_text
 
@@ -112,6 +113,9 @@ class RunView:
     retried: bool = False
     #: Who checked the released steps, in words (runs/verification.py); "" while none is released.
     verification_text: str = ""
+    #: The verifier's trust status when the run was created, in words (runs/trust.py); "" for a run
+    #: recorded before it was kept.
+    trust_text: str = ""
     #: The recap's unsourced specifics and sources (runs/unsourced.py); None when not read.
     recap_specifics: SpecificsView | None = None
     #: The run's version of its conversation's document (runs/versions.py), once it has finished.
@@ -237,6 +241,7 @@ def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
                    warnings=list(run.warnings or []),
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
                    sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification),
+                   trust_text=trust_sentence(run.verifier_trust),
                    recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources), document=document)
 
 
@@ -322,4 +327,4 @@ def queued_view(run: Run) -> RunView:
     """The view of a run just created, before anything ran: no events, no steps (built without
     reading anything; the page's websocket snapshot brings whatever happened since)."""
     return RunView(run=run, status=page_status(run.status), steps=[], progress=progress_text(None, 0, 0),
-                   recap_html="", warnings=[], last_seq=0)
+                   recap_html="", warnings=[], last_seq=0, trust_text=trust_sentence(run.verifier_trust))

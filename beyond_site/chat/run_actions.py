@@ -9,10 +9,11 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from beyond_site.chat.notices import notice_only
+from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import run_view
 from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
 from beyond_site.runs.queue import (ConversationDeleted, NotRedoable, NotRetryable, edit_and_resend,
                                     may_stop, redo, regenerate, request_stop, run_again)
@@ -59,8 +60,8 @@ def again(request, slug, run_id):
         return notice_only(request, ALREADY_AGAIN)
     # A run is run again once, whoever asks: a double click, or two members clicking at once,
     # start one new run (a new run that fails has its own Run again).
-    started = _start(request, lambda: run_again(earlier, user=request.user,
-                                                idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}"))
+    started = _start(request, slug, lambda: run_again(earlier, user=request.user,
+                                                      idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}"))
     if isinstance(started, HttpResponse):
         return started
     run, created = started
@@ -73,7 +74,7 @@ def again(request, slug, run_id):
     return render(request, "chat/_again.html", ctx)
 
 
-def _start(request, start):
+def _start(request, slug: str, start):
     """`start()`'s (run, created), or the notice that says why nothing was started."""
     try:
         return start()
@@ -83,12 +84,14 @@ def _start(request, start):
         response = notice_only(request, f"Not started: {exc.message}")
         response.status_code = 429
         return response
+    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
+        return calibration_required(request, slug, exc.message)
 
 
 def _new_run(request, membership, start):
     """Start a run with `start()` (a redo, a regeneration, an edited task) and answer with its
     exchange, appended to the conversation; a refusal is a notice and nothing else changes."""
-    started = _start(request, start)
+    started = _start(request, membership.workspace.slug, start)
     if isinstance(started, HttpResponse):
         return started
     run, _ = started

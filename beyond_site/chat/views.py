@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.chat.attachments import uploads_context
 from beyond_site.chat.conversations import first_page_change, page_number, search_query, sidebar_context
-from beyond_site.chat.notices import notice_only
+from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.chat.saved_tasks import picker_tasks
 from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX, MAX_TASK_CHARS
@@ -29,6 +29,7 @@ from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, 
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs import jobs
 from beyond_site.runs.queue import ConversationDeleted, start_run
 from pipeline.research import search_setting
@@ -185,6 +186,8 @@ def send(request, slug):
         response = notice_only(request, f"Not started: {exc.message}", form_key=key)
         response.status_code = 429
         return response
+    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
+        return calibration_required(request, slug, exc.message, form_key=key)
     conversation = run.conversation
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered

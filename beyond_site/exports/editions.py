@@ -3,7 +3,8 @@
 - `client`: the document alone, as a person sends it (exports.document builds it): no badge,
   verdict, finding, model name or recap anywhere in it.
 - `audit` (the default): the same document with Beyond's account of the run added: the task, the
-  run, the models, the verification summary and what a pass means, the run's warnings, the recap
+  run, the models, the verification summary and what a pass means, the verifier's trust status
+  (its calibration when the run was created), the run's warnings, the recap
   with its findings, the notes on each section (a comment in Word, a footnote in Markdown, a note
   under the heading in the PDF) and the full citation and source appendices.
 
@@ -24,9 +25,11 @@ from beyond_site.exports import specifics
 from beyond_site.exports.document import (AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
                                           source_views_of)
 from beyond_site.exports.specifics import unsourced_of
+from beyond_site.lib.instants import instant_words
 from beyond_site.runs import verification as who_checked
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import halt_reasons
+from beyond_site.runs.trust import sentence as trust_sentence
 from beyond_site.runs.wording import OFFLINE_TIP
 
 __all__ = ["AUDIT", "CLIENT", "EDITIONS", "build"]
@@ -127,12 +130,20 @@ def recap(d: Deliverable) -> list[Part]:
     return [Part(None, blocks + recap_blocks)]
 
 
+def verifier_trust(d: Deliverable) -> list[Part]:
+    """What was known of the verifier when the run was created: its latest calibration in the
+    workspace, "never calibrated", or no model to calibrate (runs/trust.py). Nothing for a run
+    recorded before trust statuses were kept."""
+    said = trust_sentence(d.run.verifier_trust)
+    return [Part("Verifier calibration", [line(said)])] if said else []
+
+
 #: The audit edition's title page after its facts, in order. Each takes the deliverable and returns
-#: its parts (none when it has nothing to say). The verifier's trust status (its calibration) is
-#: one more such builder, after `verification`.
+#: its parts (none when it has nothing to say).
 AUDIT_PARTS: list[Callable[[Deliverable], list[Part]]] = [
     models,
     verification,
+    verifier_trust,
     recap,
 ]
 
@@ -164,12 +175,12 @@ def citations(d: Deliverable) -> list[Part]:
 
 def sources(d: Deliverable) -> list[Part]:
     """Every page of a research run, and whether the document cites it (runs/sources.py)."""
-    rows = [[v.id, clean(v.title or v.url), clean(v.url), v.fetched_at[:16].replace("T", " "), clean(v.use_words)]
+    rows = [[v.id, clean(v.title or v.url), clean(v.url), instant_words(v.fetched_at), clean(v.use_words)]
             for v in source_views_of(d.run)]
     if not rows:
         return []
     return [Part("Appendix: sources", [line(SOURCES_NOTE),
-                                       text_table(["ID", "Title", "Address", "Fetched (UTC)", "Use"], rows)])]
+                                       text_table(["ID", "Title", "Address", "Fetched", "Use"], rows)])]
 
 
 def unsourced(d: Deliverable) -> list[Part]:

@@ -48,10 +48,10 @@ def _target(membership, value) -> Conversation | None:
     pk = parse_id(value)
     if pk is None:  # never widen a malformed choice to the whole workspace
         raise Http404("No such conversation")
-    return get_object_or_404(Conversation, pk=pk, workspace=membership.workspace)
+    return get_object_or_404(Conversation.visible, pk=pk, workspace=membership.workspace)  # a deleted one: 404
 
 
-def _page(request, membership, *, refused=(), added=(), status=200):
+def _page(request, membership, *, refused=(), added=(), already=(), status=200):
     workspace = membership.workspace
     documents = (Document.objects.filter(workspace=workspace).select_related("conversation", "uploaded_by")
                  .defer("text").order_by("conversation_id", "name", "id"))
@@ -60,8 +60,8 @@ def _page(request, membership, *, refused=(), added=(), status=200):
         "workspace": workspace, "membership": membership,
         "can_write": access.allows(membership, access.WRITE),
         "documents": documents,
-        "conversations": workspace.conversations.all()[:CONVERSATION_CHOICES],
-        "chosen": chosen, "refused": refused, "added": added,
+        "conversations": Conversation.visible.filter(workspace=workspace)[:CONVERSATION_CHOICES],
+        "chosen": chosen, "refused": refused, "added": added, "already": already,
         "max_file": megabytes(settings.BEYOND_MAX_FILE_BYTES),
     }, status=status)
 
@@ -93,7 +93,7 @@ def _add(request, membership, cap):
             f"Add at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files at a time. Nothing was added."])
     conversation = _target(membership, request.POST.get("target"))
     refused = [f"{name}: larger than the {megabytes(cap.limit)} limit" for name in cap.refused]
-    added = []
+    added, already = [], []
     for f in request.FILES.getlist("files"):
         try:
             received = receive_file(f, f.name)  # stored and checked before any transaction
@@ -105,15 +105,28 @@ def _add(request, membership, cap):
         except DocumentRefused as exc:
             refused.append(str(exc))
         else:
-            added.append(document.name)
-    if not added and not refused:
+            if created:
+                added.append(document.name)
+            else:  # the same bytes are there already: one copy, under the name it was first added with
+                already.append(_already_words(received.name, document))
+    if not added and not refused and not already:
         refused.append("Choose a file to add first.")
     if refused:  # the page again, with what was refused next to the form (the others are kept)
-        return _page(request, membership, status=400, refused=refused, added=added)
+        return _page(request, membership, status=400, refused=refused, added=added, already=already)
     where = f"the conversation “{conversation.title}”" if conversation else "the whole workspace"
-    messages.success(request, f"Added to {where}: {', '.join(added)}. Each file is read in the background: its text "
-                              "is ready when its row no longer says “reading…”.")
+    if added:
+        messages.success(request, f"Added to {where}: {', '.join(added)}. Each file is read in the background: its "
+                                  "text is ready when its row no longer says “reading…”.")
+    for words in already:
+        messages.info(request, f"{words} (in {where}): nothing was added.")
     return redirect(_library_url(membership.workspace.slug))
+
+
+def _already_words(name: str, document: Document) -> str:
+    """What to say of an upload whose bytes the scope holds already (docs/files.md)."""
+    if name == document.name:
+        return f"{name} is already in the library"
+    return f"{name} has the same content as {document.name}, already in the library"
 
 
 @login_required

@@ -72,6 +72,10 @@ class Run(models.Model):
     verification = models.CharField(max_length=12, choices=VERIFICATIONS, null=True, blank=True)
     #: Web research before the brief (the chat's toggle, `beyond_run --research`, the workspace default).
     research = models.BooleanField(default=False)
+    #: What was known of the verifier when the run was created (runs/trust.py): the latest matching
+    #: calibration report and its figures, "never calibrated", or no model to calibrate. A snapshot,
+    #: held to the run_requested event; null for runs recorded before it existed.
+    verifier_trust = models.JSONField(null=True, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary = models.TextField(null=True, blank=True)
     #: The mechanical checks' findings on the recap (issues as dicts): shown beside it, never hidden.

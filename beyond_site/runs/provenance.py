@@ -3,9 +3,10 @@
 Every run's record opens with a `run_requested` event (pipeline.events.RunRequested), written by
 the recorder as the first event of the run's chain: the task, who started it (id, and username as
 it was then), its conversation and message (with the message's text), the models per role, the
-offline and web-research flags, and the earlier run it follows on from (the run it retries, the
-step it redoes with the member's instruction, the run it regenerates, the run whose task it
-edits). A final event recorded after a member asked to stop the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
+offline and web-research flags, its verifier's trust status (runs/trust.py), and the earlier run
+it follows on from (the run it retries, the step it redoes with the member's instruction, the run
+it regenerates, the run whose task it edits). A final event recorded after a member asked to stop
+the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
 verify` holds the run's columns, its message and its stopper to these events (`problems`), so a
 run re-attributed, moved, or re-worded behind the application's back is caught like an edited
 draft.
@@ -38,8 +39,8 @@ def request_event(run: Run) -> Event:
     return Event(ev.RunRequested(
         task=run.task, requested_by=person(run.created_by_id, run.created_by_name),
         conversation=run.conversation_id, message=run.message_id, message_text=text, topology=run.topology,
-        offline=run.offline, research=run.research, retry_of=run.retry_of_id, redo_of=redo_of(run),
-        regenerates=run.regenerates_id, edited_from=run.edited_from_id))
+        offline=run.offline, research=run.research, retry_of=run.retry_of_id, verifier_trust=run.verifier_trust,
+        redo_of=redo_of(run), regenerates=run.regenerates_id, edited_from=run.edited_from_id))
 
 
 def redo_of(run: Run) -> dict | None:
@@ -85,10 +86,11 @@ class Provenance:
         scrubbed as they were recorded (runs/scrubbing.py: a scripted file is named by its file name),
         so the columns are scrubbed the same way before they are compared."""
         (task, user_id, username, conversation, message, topology, offline, research, retry_of,
-         stopped_by, redone, redo_step, instruction, regenerates, edited_from) = Run.objects.filter(pk=run_id).values_list(
+         stopped_by, trust, redone, redo_step, instruction, regenerates, edited_from) = Run.objects.filter(
+            pk=run_id).values_list(
             "task", "created_by_id", "created_by_name", "conversation_id", "message_id", "topology", "offline",
-            "research", "retry_of_id", "stopped_by_id", "redo_of_id", "redo_step", "redo_instruction",
-            "regenerates_id", "edited_from_id").get()
+            "research", "retry_of_id", "stopped_by_id", "verifier_trust", "redo_of_id", "redo_step",
+            "redo_instruction", "regenerates_id", "edited_from_id").get()
         redo = None if redone is None else {"run": redone, "step": redo_step, "instruction": instruction}
         scrubbed = Scrubber(topology).data
         if self.requested is None:
@@ -112,6 +114,7 @@ class Provenance:
             ("the run's offline flag", offline, asked.offline),
             ("the run's web research flag", research, asked.research),
             ("the run it retries", retry_of, asked.retry_of),
+            ("the run's verifier trust status", scrubbed(trust), asked.verifier_trust),
             ("the step it redoes", scrubbed(redo), asked.redo_of),
             ("the run it regenerates", regenerates, asked.regenerates),
             ("the run whose task it edits", edited_from, asked.edited_from),

@@ -20,6 +20,7 @@ from beyond_site.runs.budgets import check_submission
 from beyond_site.runs.models import Run
 from beyond_site.runs.provenance import person
 from beyond_site.runs.recorder import EventRecorder, stop_reason
+from beyond_site.runs.trust import Requirement, check_requirement, trust_status
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 RUN_TASK = "beyond.execute_run"
@@ -61,7 +62,9 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
     returns the run that key already started, in that run's own conversation. A submission over
-    one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing.
+    one of the workspace's caps raises BudgetRefused (runs/budgets.py) and creates nothing; so does
+    a verifier without the calibration the workspace requires (CalibrationRequired, runs/trust.py).
+    The run records its verifier's trust status as it is now (`Run.verifier_trust`).
 
     The run is executed off the request (`jobs.defer`), unless the caller executes it itself
     (`run_here`, as `beyond_run` does). Where this process executes deferred work itself (the
@@ -79,6 +82,9 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     if conversation is not None and conversation.deleted_at is not None:
         raise ConversationDeleted("This conversation was deleted: start a new one.")
     topo = resolve_topology(workspace, topology)
+    requirement = Requirement.of(workspace.calibration_requirement)
+    trust = trust_status(workspace.pk, topo.as_json(), requirement)
+    check_requirement(trust, requirement)  # before anything exists, like a cap of the budget
     claimed = _claimed_fields(runner_identity()) if jobs.executes_here() and not run_here else {}
     try:
         with transaction.atomic():  # a new conversation exists only with its run
@@ -95,7 +101,8 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
             run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                                      offline=any(topo.role(r).provider == "offline" for r in ROLES),
-                                     research=research, retry_of=retry_of, **lineage, **claimed)
+                                     research=research, retry_of=retry_of, verifier_trust=trust, **lineage,
+                                     **claimed)
             if not run_here:
                 jobs.defer(RUN_TASK, run_id=run.pk)
     except IntegrityError:

@@ -72,6 +72,9 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "decline_reason": run.decline_reason,
             # Who checked the released steps: "model", "mechanical", "mixed"; null when none was.
             "verification": run.verification,
+            # What was known of the verifier when the run was created (runs/trust.py); null on
+            # runs recorded before it was kept.
+            "verifier_trust": run.verifier_trust,
             "topology": public_topology(run.topology),  # no server file path
             "workspace": run.workspace.slug,
             "conversation": run.conversation_id,

@@ -26,8 +26,9 @@ def new_workspace(request):
         except ValueError as exc:
             form.add_error("slug" if "address" in str(exc) else "name", str(exc))
         else:
-            messages.success(request, f"Workspace {workspace.name} created: you are its admin. "
-                                      "Invite its members below.")
-            return redirect(settings_url(workspace.slug) + "#members")
+            # The page opens at its top, where this confirmation is (a jump to #members hid it).
+            messages.success(request, f"Workspace {workspace.name} created at the address {workspace.slug}: you "
+                                      "are its admin. Invite its members in the Members section below.")
+            return redirect(settings_url(workspace.slug))
     return render(request, "workspace_settings/new_workspace.html", {"form": form},
                   status=400 if form.errors else 200)

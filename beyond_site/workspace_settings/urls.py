@@ -1,6 +1,6 @@
 from django.urls import path
 
-from beyond_site.workspace_settings import budgets, deliverables, invitations, research, views
+from beyond_site.workspace_settings import budgets, calibration_requirement, deliverables, invitations, research, views
 from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
@@ -11,6 +11,7 @@ urlpatterns = [
     path("topology/", views.topology, name="topology"),
     path("research/", research.research_default, name="research"),
     path("budgets/", budgets.budgets, name="budgets"),
+    path("calibration-requirement/", calibration_requirement.calibration_requirement, name="calibration_requirement"),
     path("deliverables/", deliverables.deliverables, name="deliverables"),
     path("members/", views.member_add, name="member_add"),
     path("members/<id:membership_id>/role/", views.member_role, name="member_role"),

@@ -69,8 +69,10 @@ class WorkspaceAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
     # The deliverables' settings are changed on the Settings page or with `beyond_workspace
-    # set-export`, which log them as one change (workspaces/export_settings.py).
-    exclude = ["export_paper", "export_classification", "export_organisation"]
+    # set-export`, which log them as one change (workspaces/export_settings.py); the calibration
+    # requirement on the Settings page or with `beyond_workspace require-calibration`, which
+    # validate its thresholds (workspaces/configuration.py).
+    exclude = ["export_paper", "export_classification", "export_organisation", "calibration_requirement"]
 
     def save_model(self, request, obj, form, change):
         stored = Workspace.objects.select_for_update().filter(pk=obj.pk).first() if change else None

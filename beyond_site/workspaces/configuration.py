@@ -1,5 +1,5 @@
 """How a workspace is set up: its creation and name, its models per role, enabled frameworks,
-research default and budget. Every change is logged in the change log (changelog.py)."""
+research default, budget and calibration requirement. Every change is logged in the change log (changelog.py)."""
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
@@ -39,18 +39,38 @@ def rename_workspace(workspace: Workspace, name: str, user=None) -> Workspace:
     return workspace
 
 
+#: How many numbered addresses ("acme-2" .. ) are tried for a name whose own address is taken.
+DERIVED_SLUG_TRIES = 50
+
+
+def _free_slug(base: str) -> str:
+    """`base`, or the first of base-2, base-3, ... that no workspace has (each within 60 characters)."""
+    taken = set(Workspace.objects.filter(slug__startswith=base[:50]).values_list("slug", flat=True))
+    for n in range(1, DERIVED_SLUG_TRIES + 1):
+        suffix = "" if n == 1 else f"-{n}"
+        candidate = base[:60 - len(suffix)].strip("-") + suffix
+        if candidate not in taken:
+            return candidate
+    raise ValueError(f"The address {base} and its numbered variants are taken: choose an address.")
+
+
 def new_workspace(name: str, slug: str = "", *, user) -> Workspace:
     """A workspace made in the app (by a user with the site's staff flag): its maker is its first
-    admin, and the change log says who made it. ValueError, changing nothing, for an empty name or a
-    slug that is malformed or taken."""
+    admin, and the change log says who made it. An address typed in is used as it is (ValueError if
+    taken); one made from the name gets a number when the name's own is taken ("acme-2"), since the
+    person chose no address. ValueError, changing nothing, for an empty name or a malformed or taken
+    typed address."""
     name = " ".join((name or "").split())[:200]
     if not name:
         raise ValueError("Give the workspace a name.")
+    typed = bool((slug or "").strip())
     slug = slugify(slug or name)[:60].strip("-")
     if not slug:
         raise ValueError("Choose a web address with letters or digits (e.g. acme-clinics).")
     with transaction.atomic():
-        if Workspace.objects.filter(slug=slug).exists():
+        if not typed:
+            slug = _free_slug(slug)
+        elif Workspace.objects.filter(slug=slug).exists():
             raise ValueError(f"The address {slug} is taken: choose another.")
         workspace = Workspace.objects.create(slug=slug, name=name)
         Membership.objects.create(user=user, workspace=workspace, role=Membership.ADMIN)
@@ -80,6 +100,33 @@ def set_research_default(workspace: Workspace, on: bool, user=None) -> bool:
     on = bool(on)
     _set_field(workspace, "research_default", on, user, "research_default_changed")
     return on
+
+
+CALIBRATION_BOUNDS = ("max_clean_flagged", "max_unparseable", "min_caught")
+
+
+def set_calibration_requirement(workspace: Workspace, bounds: dict | None, user=None) -> dict | None:
+    """Require a calibration of the workspace's runs' verifiers (docs/calibration.md), or none
+    (None). `bounds` holds rates as fractions from 0 to 1, None for no bound on one; ValueError on
+    anything else, leaving the workspace as it was. Logged like every admin change."""
+    value = None
+    if bounds is not None:
+        unknown = set(bounds) - set(CALIBRATION_BOUNDS)
+        if unknown:
+            raise ValueError(f"unknown calibration thresholds: {', '.join(sorted(unknown))}")
+        value = {}
+        for name in CALIBRATION_BOUNDS:
+            rate = bounds.get(name)
+            if rate is not None:
+                try:
+                    rate = float(rate)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name}: give a rate between 0 and 1") from None
+                if not 0 <= rate <= 1:
+                    raise ValueError(f"{name}: give a rate between 0 and 1")
+            value[name] = rate
+    _set_field(workspace, "calibration_requirement", value, user, "calibration_requirement_changed")
+    return value
 
 
 def set_enabled_frameworks(workspace: Workspace, keys, user=None) -> list[str]:

@@ -29,6 +29,10 @@ class Workspace(models.Model):
     enabled_frameworks = models.JSONField(default=default_frameworks, blank=True)
     #: Whether a new conversation starts with the chat's web-research toggle on.
     research_default = models.BooleanField(default=False)
+    #: A calibration its runs' verifiers must have (docs/calibration.md, "Trust status"): rates as
+    #: fractions, {"max_clean_flagged", "max_unparseable", "min_caught"} (None: no bound on that
+    #: one); null when the workspace requires none.
+    calibration_requirement = models.JSONField(null=True, blank=True)
     #: The deliverables' page furniture (docs/deliverables.md): paper size, the classification in
     #: every footer, and the organisation on the title page (the workspace's name when empty).
     export_paper = models.CharField(max_length=6, choices=[("a4", "A4"), ("letter", "Letter")], default="a4")

@@ -175,6 +175,15 @@ def no_sideways_scroll(page) -> None:
     assert widths[0] <= widths[1], widths
 
 
+def open_page(page, label: str) -> None:
+    """Follow the top bar's link to a workspace page: in the bar on a wide screen, in its Menu on a
+    narrow one (workspaces/_nav.html)."""
+    menu = page.locator(".topbar-menu > summary")
+    if menu.is_visible():
+        menu.click()
+    page.locator(".topbar-nav").get_by_role("link", name=label, exact=True).click()
+
+
 def login(page, base: str, username: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("input[name=username]", username)

@@ -27,8 +27,10 @@ def test_staff_create_a_workspace_from_the_home_page(page, server):
     login(page, base, "staff")
     page.fill("#new-workspace-name", "Northwind Labs")
     page.click(".home-new-form button[type=submit]")
-    expect(page).to_have_url(f"{base}/w/northwind-labs/settings/#members")
-    expect(page.locator(".page-messages")).to_contain_text("Workspace Northwind Labs created: you are its admin.")
+    expect(page).to_have_url(f"{base}/w/northwind-labs/settings/")  # at its top, where the confirmation is
+    expect(page.locator(".page-messages")).to_contain_text(
+        "Workspace Northwind Labs created at the address northwind-labs: you are its admin.")
+    expect(page.locator(".page-messages")).to_be_in_viewport()
     expect(page.locator(".settings-members").first).to_contain_text("staff")
     page.goto(f"{base}/")
     expect(page.locator(".workspace-list")).to_contain_text("Northwind Labs")

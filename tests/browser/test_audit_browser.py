@@ -70,7 +70,7 @@ def test_the_run_page(page, audit_server, size, csp_errors):
     expect(page.locator(".audit-calls tbody tr").first.locator("details dl")).to_be_visible()
     assert page.locator("#events time").first.get_attribute("title").endswith("(UTC)")
     no_sideways_scroll(page)
-    for summary in page.locator("details > summary").all():
+    for summary in page.locator("main details > summary").all():
         summary.click()  # everything open: still nothing wider than the screen
     no_sideways_scroll(page)
     assert csp_errors == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import login
+from tests.browser.conftest import login, open_page
 from tests.browser.test_chat_browser import BOX, shot
 
 NOTE = b"# Supplier list\n\nMoorside Payroll Services handles payroll. LIBRARY-MARKER-77"
@@ -27,7 +27,7 @@ def test_a_member_adds_previews_downloads_and_removes_files(page, server, width,
     page.set_viewport_size({"width": width, "height": height})
     login(page, base, "alice")
     page.goto(f"{base}/w/team/")
-    page.click("a.topbar-link:has-text('Files')")
+    open_page(page, "Files")
     expect(page).to_have_url(f"{base}/w/team/files/")
     expect(page.locator(".topbar .brand")).to_be_visible()  # the top bar says where you are, phone too
     expect(page.locator(".topbar-workspace")).to_contain_text("Team Ltd: files")
@@ -70,7 +70,7 @@ def test_a_file_added_to_a_conversation_from_the_library_is_listed_in_its_compos
     page.press(BOX, "Enter")
     expect(page.locator("[data-run-status]")).to_have_attribute("data-run-status", "completed", timeout=20_000)
     page.reload()  # now on the conversation's own page, whose Files link names it
-    page.click("a.topbar-link:has-text('Files')")
+    open_page(page, "Files")
     upload(page, "suppliers.csv", CSV, "text/csv")
     assert page.locator("#files-target option:checked").inner_text().startswith("The conversation")
     page.click(".files-add-form button[type=submit]")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from playwright.sync_api import expect
 
@@ -9,6 +10,7 @@ from tests.browser.conftest import Daphne, add_scripted_workspace, login, seeded
 from tests.pipeline.loopback_web import LoopbackSite, Route
 from tests.scripting import PASS, brief
 
+FETCHED = re.compile(r"^\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d{2}:\d{2} UTC$")
 PRICING = ("<html><head><title>Vendor pricing</title></head><body><main><h1>Pricing</h1><p>The Pro plan costs $49 "
            "per user per month, billed yearly, with single sign-on and audit logs for every team.</p></main></body></html>")
 
@@ -49,12 +51,20 @@ def test_the_toggle_the_sources_panel_and_evidence_ids(page, tmp_path):
             expect(sources).to_have_count(2)
             expect(run.locator('[data-source="E1"]')).to_have_attribute("data-source-status", "used")
             expect(run.locator('[data-source="E2"]')).to_have_attribute("data-source-status", "refused")
+            # When the page was read, in words (it once read "fetched 2026-12-0307:01").
+            expect(run.locator('[data-source="E1"] time')).to_have_text(FETCHED)
+            assert run.locator('[data-source="E1"] time').get_attribute("datetime").endswith("+00:00")
             link = run.locator('[data-step="1"] a[data-evidence="E1"]')
             expect(link).to_have_attribute("href", site.url("/pricing"))
             expect(run.locator('[data-step="1"] sup.evidence-id')).to_have_text("E1")
             page.reload()  # the toggle is remembered for this conversation
             expect(page.locator("input[data-research-toggle]")).to_be_checked()
             assert site.paths().count("/pricing") == 1
+            run_id = page.locator("[data-run-status]").last.get_attribute("id").removeprefix("run-")
+            page.goto(f"{daphne.base}/w/research/audit/runs/{run_id}/")
+            fetched = page.locator("#research table time").first
+            expect(fetched).to_have_text(re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$"))  # the audit pages' form
+            assert fetched.get_attribute("title").endswith("(UTC)")
         finally:
             daphne.stop()
 

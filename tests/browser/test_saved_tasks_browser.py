@@ -169,7 +169,7 @@ def test_an_auditor_reads_the_library_and_cannot_add_to_it(page, daphne):
     login(page, daphne.base, "aud")
     page.goto(f"{daphne.base}/w/library/tasks/")
     expect(page.locator("#workspace-tasks")).to_contain_text("SoA for an Annex A theme")
-    assert page.locator("#new-task, #own-tasks, details").count() == 0
+    assert page.locator("#new-task, #own-tasks, main details").count() == 0
     expect(page.locator(".readonly-note")).to_contain_text("you can read the library, not add to it")
     expect(page.locator("#workspace-tasks")).not_to_contain_text("Quarterly questionnaire")  # max's own
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, own_server
+from tests.browser.conftest import DESKTOP, PHONE, login, no_sideways_scroll, open_page, own_server
 
 URL = "/w/usage/audit/usage/"
 
@@ -23,7 +23,7 @@ def test_an_auditor_reads_the_charts_and_tables(page, usage_server, csp_errors, 
     page.set_viewport_size(size)
     login(page, usage_server, "audrey")
     page.goto(usage_server + "/w/usage/audit/")
-    page.get_by_role("link", name="Usage", exact=True).click()
+    open_page(page, "Usage")
     page.wait_for_url(usage_server + URL)
     for chart in ("chart-cost-month", "chart-tokens-model", "chart-runs-status", "chart-steps-badge"):
         svg = page.locator(f"svg[aria-describedby='{chart}-table']")

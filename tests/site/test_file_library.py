@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
 from beyond_site.workspaces import knowledge, originals
 from beyond_site.workspaces.models import Blob, Conversation, Document, WorkspaceEvent
@@ -51,6 +52,35 @@ def test_a_member_adds_files_workspace_wide_and_to_a_conversation(acme, bob):
     assert "Added to the conversation “Suppliers”: b.csv." in response.content.decode()
     assert Document.objects.get(name="a.txt").conversation is None
     assert Document.objects.get(name="b.csv").conversation == conversation
+
+
+def test_the_same_bytes_under_a_new_name_are_said_to_be_there_already_not_added(acme, bob):
+    client = client_for(bob)
+    same = b"# Access policy\n\nManagers approve access."
+    response = client.post("/w/acme/files/add/", {"target": "workspace",
+                                                  "files": [SimpleUploadedFile("policy-v2.md", same)]}, follow=True)
+    html = response.content.decode()
+    assert "policy-v2.md has the same content as policy.md, already in the library (in the whole workspace): " \
+           "nothing was added." in html
+    assert "Added to" not in html
+    assert list(Document.objects.values_list("name", flat=True)) == ["policy.md"]
+    response = client.post("/w/acme/files/add/", {"target": "workspace", "files": [
+        SimpleUploadedFile("policy.md", same), SimpleUploadedFile("new.txt", b"Something new.")]}, follow=True)
+    html = response.content.decode()
+    assert "Added to the whole workspace: new.txt." in html
+    assert "policy.md is already in the library (in the whole workspace): nothing was added." in html
+
+
+def test_a_deleted_conversation_is_not_offered_nor_accepted(acme, bob):
+    kept = Conversation.objects.create(workspace=acme, title="Kept thread")
+    gone = Conversation.objects.create(workspace=acme, title="Deleted thread", deleted_at=timezone.now())
+    client = client_for(bob)
+    html = client.get("/w/acme/files/").content.decode()
+    assert f'value="{kept.pk}"' in html and "Kept thread" in html
+    assert f'value="{gone.pk}"' not in html and "Deleted thread" not in html
+    response = client.post("/w/acme/files/add/", {"target": str(gone.pk),
+                                                  "files": [SimpleUploadedFile("c.txt", b"Late fact.")]})
+    assert response.status_code == 404 and not Document.objects.filter(name="c.txt").exists()
 
 
 def test_a_refused_file_is_named_next_to_the_form_and_changes_nothing(acme, bob):

@@ -65,7 +65,7 @@ def test_a_new_person_creates_an_account_and_joins_with_the_role(acme, alice):
     erin = get_user_model().objects.get(username="erin")
     assert Membership.objects.get(user=erin, workspace=acme).role == "auditor"
     page = anonymous.get("/w/acme/").content.decode()  # logged in as erin, welcomed once
-    assert "Welcome to Acme: you are a auditor here." in page
+    assert "Welcome to Acme: you are an auditor here." in page
     invitation = Invitation.objects.get()
     assert invitation.accepted_by == erin and invitation.state(timezone.now()) == "accepted"
     assert WorkspaceEvent.objects.get(action="invitation_accepted").detail["username"] == "erin"

@@ -24,8 +24,8 @@ def test_staff_see_the_form_on_the_home_page_and_others_do_not(staff, bob):
 def test_staff_create_a_workspace_and_become_its_admin(staff):
     response = client_for(staff).post("/workspaces/new/", {"name": "Acme Clinics", "slug": ""}, follow=True)
     workspace = Workspace.objects.get(slug="acme-clinics")
-    assert response.redirect_chain[-1][0] == "/w/acme-clinics/settings/#members"
-    assert "Workspace Acme Clinics created: you are its admin." in response.content.decode()
+    assert response.redirect_chain[-1][0] == "/w/acme-clinics/settings/"  # its top, where the confirmation is
+    assert "Workspace Acme Clinics created at the address acme-clinics: you are its admin." in response.content.decode()
     assert Membership.objects.get(workspace=workspace).user == staff
     assert Membership.objects.get(workspace=workspace).role == "admin"
     event = WorkspaceEvent.objects.get(action="workspace_created")
@@ -43,6 +43,20 @@ def test_a_taken_or_empty_address_is_refused_and_nothing_changes(staff):
     response = client.post("/workspaces/new/", {"name": "!!!"})
     assert response.status_code == 400 and "letters or digits" in response.content.decode()
     assert list(Workspace.objects.values_list("slug", flat=True)) == ["acme"] and not Membership.objects.exists()
+
+
+def test_an_address_made_from_the_name_gets_a_number_when_taken(staff):
+    Workspace.objects.create(slug="acme", name="Acme")
+    Workspace.objects.create(slug="acme-2", name="Acme again")
+    client = client_for(staff)
+    response = client.post("/workspaces/new/", {"name": "Acme", "slug": ""}, follow=True)
+    assert response.redirect_chain[-1][0] == "/w/acme-3/settings/"
+    assert "created at the address acme-3" in response.content.decode()
+    assert Membership.objects.get(workspace__slug="acme-3").user == staff
+    long_name = "A" * 58 + " b"  # the number still fits in the 60 characters of an address
+    Workspace.objects.create(slug=("a" * 58 + "-b"), name=long_name)
+    client.post("/workspaces/new/", {"name": long_name, "slug": ""})
+    assert Workspace.objects.filter(slug=("a" * 58)[:58] + "-2").exists()
 
 
 def test_users_without_the_staff_flag_get_403(bob):

@@ -13,6 +13,8 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html
 
+from beyond_site.lib.instants import parse_instant
+
 register = template.Library()
 
 SHOWN = "Y-m-d H:i:s T"
@@ -35,3 +37,9 @@ def moment(value: datetime | None, empty: str = ""):
 def viewer_zone() -> str:
     """The zone the page's times are shown in, by name ("UTC" unless the browser told us another)."""
     return str(timezone.get_current_timezone_name())
+
+
+@register.filter
+def instant(value):
+    """An instant recorded as ISO text (a page's `fetched_at`) as a datetime for `{% moment %}`."""
+    return parse_instant(value)

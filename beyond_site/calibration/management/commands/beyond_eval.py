@@ -14,7 +14,9 @@ from beyond_site.calibration.command_options import chosen_topology, describe, p
 from beyond_site.runs.models import Run
 from beyond_site.lib.runners import runner_identity
 from beyond_site.runs.selectors import run_trace
+from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.queue import claim_run, start_run
+from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs.runner import execute_run
 
 
@@ -44,7 +46,10 @@ class Command(BaseCommand):
             traces[label], run_ids[label] = [], []
             for task_number, task in enumerate(tasks, 1):
                 for trial in range(1, opts["trials"] + 1):
-                    run, _ = start_run(workspace, task, topology=topology, run_here=True)
+                    try:
+                        run, _ = start_run(workspace, task, topology=topology, run_here=True)
+                    except (BudgetRefused, CalibrationRequired) as exc:  # refused before it started
+                        raise CommandError(f"topology {label}: {exc}") from None
                     if not claim_run(run.pk, owner):
                         raise CommandError(f"run {run.pk} was claimed by another runner")
                     asyncio.run(execute_run(run.pk, owner))

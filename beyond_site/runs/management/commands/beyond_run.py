@@ -15,6 +15,7 @@ from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs import verification
 from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.budgets import BudgetRefused
+from beyond_site.runs.trust import CalibrationRequired, sentence as trust_sentence
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.lib.runners import runner_identity
@@ -71,6 +72,8 @@ class Command(BaseCommand):
                                research=opts["research"], run_here=True)
         except BudgetRefused as exc:  # over a cap of the workspace's budget: no run was created
             raise CommandError(str(exc)) from None
+        except CalibrationRequired as exc:  # the workspace requires a calibration: no run was created
+            raise _calibration_error(exc, workspace) from None
         self._execute_and_print(run, operator_topology, opts)
 
     def _redo(self, opts):
@@ -99,6 +102,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         except BudgetRefused as exc:
             raise CommandError(str(exc)) from None
+        except CalibrationRequired as exc:
+            raise _calibration_error(exc, earlier.workspace) from None
         self._execute_and_print(run, operator_topology, opts)
 
     def _execute_and_print(self, run: Run, operator_topology: bool, opts) -> None:
@@ -112,6 +117,12 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(trace, indent=2, ensure_ascii=False))
         else:
             self.stdout.write(format_trace(trace))
+
+
+def _calibration_error(exc: CalibrationRequired, workspace: Workspace) -> CommandError:
+    """The workspace requires a calibration its verifier lacks: no run was created."""
+    return CommandError(f"{exc} Calibrate it with manage.py beyond_calibrate --workspace {workspace.slug}, "
+                        f"or on the Calibration page (/w/{workspace.slug}/calibration/).")
 
 
 def _topology(opts, workspace: Workspace):
@@ -143,6 +154,8 @@ def format_trace(trace: dict) -> str:
         lines.append(f"Declined: {run['decline_reason']}")
     if run.get("verification"):
         lines.append(verification.WORDS.get(run["verification"], run["verification"]))
+    if run.get("verifier_trust"):
+        lines.append(trust_sentence(run["verifier_trust"]))
     for step in trace["steps"]:
         badge = step["badge"] or step["status"]
         carried = f", carried over from run {run['redo_of']['run']}" if step.get("carried_over") else ""

@@ -14,6 +14,12 @@ from beyond_site.workspaces import configuration, export_settings, knowledge, me
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 
 
+#: require-calibration's options (dashes for the thresholds' underscores), in percent.
+CALIBRATION_OPTIONS = {
+    "max-clean-flagged": "at most this percentage of faithful drafts flagged",
+    "max-unparseable": "at most this percentage of verdicts unparseable",
+    "min-caught": "at least this percentage of planted violations caught by the model",
+}
 #: set-budget's options (dashes for the limits' underscores) and what each limits.
 BUDGET_OPTIONS = {
     "max-tokens-per-run": "tokens a run may use; it halts with a budget: reason when it reaches them",
@@ -63,6 +69,13 @@ class Command(BaseCommand):
         budget.add_argument("slug")
         for option, what in BUDGET_OPTIONS.items():
             budget.add_argument(f"--{option}", metavar="N|none", help=what)
+        calibration = sub.add_parser(
+            "require-calibration", help="refuse runs whose verifier has no calibration report meeting these "
+                                        "thresholds (percentages, narrow contract); --off requires none")
+        calibration.add_argument("slug")
+        for option, what in CALIBRATION_OPTIONS.items():
+            calibration.add_argument(f"--{option}", metavar="PERCENT", help=what)
+        calibration.add_argument("--off", action="store_true", help="require no calibration")
         export = sub.add_parser("set-export", help="the deliverables' page furniture (a setting not named stays "
                                                    "as it is)")
         export.add_argument("slug")
@@ -101,6 +114,12 @@ class Command(BaseCommand):
                 shown = ", ".join(f"{name.replace('_', '-')}={'none' if value is None else value}"
                                   for name, value in budget.limits().items())
                 self.stdout.write(f"Budget of {workspace.slug}: {shown}")
+            elif action == "require-calibration":
+                stored = configuration.set_calibration_requirement(
+                    workspace, None if opts["off"] else calibration_bounds(opts))
+                self.stdout.write(f"Calibration requirement of {workspace.slug}: " + (", ".join(
+                    f"{option}={'none' if stored[option.replace('-', '_')] is None else percent(stored[option.replace('-', '_')])}"
+                    for option in CALIBRATION_OPTIONS) if stored is not None else "none"))
             elif action == "add-member":
                 # Scripted set-up adds people before they ever logged in: a missing user is created
                 # with no usable password, to be set by them or an admin.
@@ -167,6 +186,29 @@ def topology_argument(text: str):
         except json.JSONDecodeError as exc:
             raise CommandError(f"the topology is not valid JSON ({exc})") from None
     return parse_shorthand(text).as_json()
+
+
+def calibration_bounds(opts: dict) -> dict:
+    """The thresholds require-calibration was given, as fractions (percentages from 0 to 100)."""
+    bounds = {}
+    for option in CALIBRATION_OPTIONS:
+        name = option.replace("-", "_")
+        value = opts.get(name)
+        if value is None:
+            bounds[name] = None
+            continue
+        try:
+            number = float(value.strip().removesuffix("%"))
+        except ValueError:
+            raise CommandError(f"--{option}: give a percentage from 0 to 100, not {value!r}") from None
+        if not 0 <= number <= 100:
+            raise CommandError(f"--{option}: give a percentage from 0 to 100, not {value!r}")
+        bounds[name] = number / 100
+    return bounds
+
+
+def percent(rate: float) -> str:
+    return f"{rate * 100:g}%"
 
 
 def budget_limits(opts: dict) -> dict:

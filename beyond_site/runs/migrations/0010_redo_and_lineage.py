@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('runs', '0008_who_and_what'),
+        ('runs', '0009_verifier_trust'),
     ]
 
     operations = [

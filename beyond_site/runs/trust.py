@@ -1,0 +1,240 @@
+"""A run's verifier trust status, and the calibration a workspace may require (docs/calibration.md,
+"Trust status").
+
+When a run is created it records, once and for good, what was known of its verifier: the latest
+completed calibration report, in the run's workspace, of the same verifier (provider, model and
+endpoint), with its date and its narrow-contract figures; or that it was never calibrated there;
+or that the verifier is not a language model (the offline engine), so there is nothing of a model
+to calibrate. The snapshot is the run's `verifier_trust` column and part of its `run_requested`
+event, so a later calibration does not rewrite what the run was started on, and `beyond_audit
+verify` holds the column to the event (runs/provenance.py).
+
+The reports are the calibration app's, a layer above this one (docs/architecture.md): it hands
+them over through `use_reports` when the site starts (calibration/apps.py), and this module
+decides, in one place, which report matches, what its figures say and whether they meet a
+workspace's requirement. `sentence` is the one place the status is put into words, for the chat,
+the audit pages and the audit edition of an export.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from pipeline.calibration.contracts import NARROW
+from pipeline.calibration.report import proportion
+from pipeline.providers.registry import reads_with_a_language_model
+
+#: The figures that count are the narrow contract's: the verifier's request exactly as in a run.
+CONTRACT = NARROW
+PREFIX = "calibration:"
+
+
+@dataclass(frozen=True)
+class StoredReport:
+    """A completed calibration report as the calibration app keeps it."""
+
+    id: int
+    topology: dict
+    finished_at: datetime | None
+    figures: dict | None
+
+
+#: The completed reports of a workspace whose verifier has this provider and model, newest first
+#: (set by the calibration app at start-up).
+_reports: Callable[[int, str, str], Iterable[StoredReport]] = lambda workspace_id, provider, model: ()  # noqa: E731
+
+
+def use_reports(source: Callable[[int, str, str], Iterable[StoredReport]]) -> None:
+    global _reports
+    _reports = source
+
+
+def verifier_identity(topology: dict | None) -> dict:
+    """Who the verifier of a stored topology is: {"provider", "model", "endpoint"}. The endpoint is
+    the base URL of an OpenAI-compatible one, the script's file name for the scripted provider
+    (never a server path), None when the provider has a single endpoint of its own."""
+    cfg = (topology or {}).get("verifier") or {}
+    provider = cfg.get("provider") or ""
+    endpoint = (cfg.get("base_url") or "").rstrip("/") or None
+    if provider == "scripted" and cfg.get("path"):
+        endpoint = os.path.basename(cfg["path"])
+    return {"provider": provider, "model": cfg.get("model") or "", "endpoint": endpoint}
+
+
+def _narrow(figures: dict | None) -> dict | None:
+    return ((figures or {}).get("contracts") or {}).get(CONTRACT)
+
+
+def report_figures(block: dict) -> dict:
+    """The trust fields of one contract's figures (pipeline.calibration.report): clean drafts
+    flagged, verdicts unparseable, and planted violations caught by the model (every type together)."""
+    clean = block.get("clean") or {}
+    violations = (block.get("violations") or {}).values()
+    caught = proportion(sum(v.get("caught", 0) for v in violations), sum(v.get("n", 0) for v in violations))
+    unparseable = block.get("unparseable") or {}
+    return {"clean_flagged_rate": clean.get("rate"), "clean_flagged_ci95": clean.get("ci95"),
+            "clean_drafts": clean.get("n", 0),
+            "unparseable_rate": unparseable.get("rate"),
+            "caught_rate": caught["rate"], "caught_ci95": caught["ci95"], "planted": caught["n"]}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A workspace's calibration requirement: rates as fractions (0 to 1), None for no bound."""
+
+    max_clean_flagged: float | None = None
+    max_unparseable: float | None = None
+    min_caught: float | None = None
+
+    FIELDS = ("max_clean_flagged", "max_unparseable", "min_caught")
+
+    @classmethod
+    def of(cls, stored: dict | None) -> Requirement | None:
+        """The requirement a workspace stores (None: it requires none)."""
+        if not stored:
+            return None
+        return cls(**{name: stored.get(name) for name in cls.FIELDS})
+
+    def as_json(self) -> dict:
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    def shortfalls(self, trust_fields: dict) -> list[str]:
+        """What a report's figures (`report_figures`) miss of this requirement, in words; [] when met.
+        A rate the report could not measure (no draft of that kind) does not meet a bound."""
+        missing = []
+        for bound, field, words, most in (
+                (self.max_clean_flagged, "clean_flagged_rate", "faithful drafts flagged", True),
+                (self.max_unparseable, "unparseable_rate", "verdicts unparseable", True),
+                (self.min_caught, "caught_rate", "planted violations caught", False)):
+            if bound is None:
+                continue
+            rate = trust_fields.get(field)
+            if rate is None:
+                missing.append(f"{words}: not measured (required {'at most' if most else 'at least'} "
+                               f"{pct(bound, exact=True)})")
+            elif (rate > bound) if most else (rate < bound):
+                missing.append(f"{words} {pct(rate, exact=True)} (required {'at most' if most else 'at least'} "
+                               f"{pct(bound, exact=True)})")
+        return missing
+
+    def describe(self) -> str:
+        parts = [f"{words} {pct(getattr(self, name), exact=True)}" for name, words in (
+            ("max_clean_flagged", "faithful drafts flagged at most"),
+            ("max_unparseable", "verdicts unparseable at most"),
+            ("min_caught", "planted violations caught at least")) if getattr(self, name) is not None]
+        return "; ".join(parts) or "a completed report, with no threshold on its figures"
+
+
+def pct(rate: float | None, *, exact: bool = False) -> str:
+    """A rate as a percentage: whole, as the figures are read (one decimal near 0% and 100%, so
+    0.4% does not read as none, nor 99.6% as all); `exact` to one decimal (a threshold as set)."""
+    if rate is None:
+        return "n/a"
+    value = rate * 100
+    if exact or 0 < value < 1 or 99 < value < 100:
+        return f"{value:.1f}".removesuffix(".0") + "%"
+    return f"{value:.0f}%"
+
+
+def trust_status(workspace_id: int, topology: dict, requirement: Requirement | None = None) -> dict:
+    """The trust status a run of `topology` in the workspace starts with (a plain JSON snapshot).
+
+    `report` is the latest completed report of the same verifier whose figures include the narrow
+    contract; with a requirement, `requirement.met_by` is the newest such report that meets it
+    (None: none does)."""
+    identity = verifier_identity(topology)
+    trust = {"report": None, "calibrated_at": None, "clean_flagged_rate": None, "unparseable_rate": None,
+             **identity, "contract": CONTRACT,
+             "language_model": reads_with_a_language_model(identity["provider"])}
+    if not trust["language_model"]:
+        return trust  # nothing of a model to calibrate: the offline engine's checks are mechanical
+    latest, met = None, None
+    # Newest first, read only as far as needed: the latest report, and with a requirement the
+    # newest report that meets it.
+    for stored in _reports(workspace_id, identity["provider"], identity["model"]):
+        block = _narrow(stored.figures)
+        if block is None or verifier_identity(stored.topology) != identity:
+            continue
+        latest = latest or stored
+        if requirement is None:
+            break
+        if not requirement.shortfalls(report_figures(block)):
+            met = stored.id
+            break
+    if latest is not None:
+        trust.update(report=latest.id, calibrated_at=latest.finished_at.isoformat() if latest.finished_at else None,
+                     **report_figures(_narrow(latest.figures)))
+    if requirement is not None:
+        trust["requirement"] = {**requirement.as_json(), "met_by": met}
+    return trust
+
+
+class CalibrationRequired(Exception):
+    """A run refused before it started: the workspace requires a calibration its verifier lacks.
+    `message` is for the member; str() starts with "calibration:"."""
+
+    def __init__(self, message: str):
+        super().__init__(f"{PREFIX} {message}")
+        self.message = message
+
+
+def check_requirement(trust: dict, requirement: Requirement | None) -> None:
+    """CalibrationRequired when the workspace requires a calibration the run's verifier lacks. A
+    verifier that is not a language model is not held to it: there is no model to calibrate, and
+    its steps are badged as checked mechanically, never as a model's pass."""
+    if requirement is None or not trust.get("language_model") or (trust.get("requirement") or {}).get("met_by"):
+        return
+    who = verifier_label(trust)
+    if trust.get("report") is None:
+        why = f"the verifier {who} has never been calibrated in this workspace"
+    else:
+        from_latest = requirement.shortfalls(trust)
+        why = (f"no calibration report of the verifier {who} meets them (the latest, report {trust['report']}: "
+               f"{'; '.join(from_latest) or 'meets them only in part'})")
+    raise CalibrationRequired(f"this workspace requires a calibrated verifier ({requirement.describe()}), and {why}.")
+
+
+def verifier_label(trust: dict) -> str:
+    model = trust.get("model") or ""
+    if trust.get("provider") == "scripted":
+        return f"scripted ({trust.get('endpoint') or 'script'})"
+    return model or trust.get("provider") or "?"
+
+
+def _day(iso: str | None) -> str:
+    if not iso:
+        return "on an unknown date"
+    at = datetime.fromisoformat(iso)
+    return f"{at.day} {at:%b %Y}"
+
+
+def _interval(ci: list | None) -> str:
+    if not ci or len(ci) != 2:
+        return ""
+    lo, hi = (f"{pct(x)}" for x in ci)
+    return f" [{lo.removesuffix('%')}–{hi}]"
+
+
+def sentence(trust: dict | None) -> str:
+    """The trust status in words: the one sentence the chat, the run page and the audit edition of
+    an export give. "" for a run recorded before trust statuses were (it has none)."""
+    if not trust:
+        return ""
+    if not trust.get("language_model"):
+        return ("No model verifier: the offline engine checks steps mechanically, so there is no model to "
+                "calibrate.")
+    who = f"Verifier {verifier_label(trust)}"
+    if trust.get("report") is None:
+        return f"{who}: never calibrated in this workspace."
+    parts = []
+    if trust.get("clean_flagged_rate") is not None:
+        parts.append(f"flagged {pct(trust['clean_flagged_rate'])}{_interval(trust.get('clean_flagged_ci95'))} "
+                     "of faithful drafts")
+    if trust.get("caught_rate") is not None:
+        parts.append(f"caught {pct(trust['caught_rate'])}{_interval(trust.get('caught_ci95'))} of planted violations")
+    if trust.get("unparseable_rate") is not None:
+        parts.append(f"{pct(trust['unparseable_rate'])} of its verdicts unparseable")
+    figures = "; ".join(parts) or "no figures measured"
+    return f"{who}, calibrated {_day(trust.get('calibrated_at'))} (report {trust['report']}): {figures}."
