@@ -1,25 +1,23 @@
-"""Queries the ORM builds once and the database runs many times.
+"""Queries the ORM builds once and the database runs many times: the two hot paths' tuning.
 
-Building and compiling a query costs Django a few hundred microseconds (more on a wide row or a
-join), where SQLite answers it in a few dozen: on the paths every event, page tail and submission
-takes, the building was most of the work (bench/README.md, "Throughput"). A prepared query is
-written with the ORM as usual, with `Param("name")` where a value changes from call to call. It is
-compiled once per database alias, on first use, and then runs its SQL with the new values through
-a cursor: the same SQL the ORM would send, the same conversions of what comes back.
+Building and compiling a query costs Django a few hundred microseconds, where SQLite answers it in
+a few dozen. Two paths run at every event of every run, and there the building was most of the
+work: the recorder's batch (`runs/recorder.py`) and the websocket's tail of a live page
+(`chat/fragments.py`), the only users (bench/README.md, "Throughput"; everywhere else, querysets).
+A prepared query is written with the ORM as usual, with `Param("name")` where a value changes from
+call to call. It is compiled once per database alias, on first use (or as the process warms up:
+`compile_all`), and then runs its SQL with the new values through a cursor: the same SQL the ORM
+would send, the same conversions of what comes back.
 
-- `Prepared(build)`: a SELECT (a values_list, or model rows, with select_related and annotations
-  if need be); `rows()`, `first()`, `instances()`.
-- `PreparedIn(build)`: a SELECT with an IN list, compiled once for each length of list.
-- `PreparedUpdate(build, **values)`: an UPDATE, values given as constants or Params; returns the
-  number of rows changed.
-- `insert_rows(model, rows)`: a multi-row INSERT, the returned ids if asked; `insert(obj)`: one
-  new instance, as its save() would insert it.
+- `Prepared(build)`: a SELECT of a values_list; `rows()`, `first()`.
+- `PreparedUpdate(build, **values)`: an UPDATE, values given as constants or Params, each prepared
+  by the field it sets; returns the number of rows changed.
+- `insert_rows(model, rows)`: a multi-row INSERT, the returned ids if asked.
 
-A Param binds one value (`=`, `<`, `>`; not `__in`, which takes a list). In a filter it is bound
-as given, so pass the database's form for the column: ints and strings as they are, and
-`Param(name, field=...)` for a value the field must prepare (a date, a JSON document); the values
-an update sets are prepared by their fields. What a prepared query reads or writes is checked
-against the ORM's own results on SQLite and PostgreSQL (tests/site/test_prepared.py).
+A Param binds one value (`=`, `<`, `>`) as given, so a filter takes the database's form for the
+column (ints and strings as they are). What a prepared query reads or writes is checked against
+the ORM's own results on SQLite and PostgreSQL (tests/site/test_prepared.py). This module is the
+one place the apps reach the ORM's compiler (tests/site/test_layers.py holds it there).
 """
 from __future__ import annotations
 
@@ -33,15 +31,14 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.transaction import TransactionManagementError
 from django.db.models import Expression, Model, QuerySet
-from django.db.models.constants import OnConflict
-from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 
 class Param(Expression):
-    """A value given when a prepared query runs. With `field`, the value is prepared by that field
-    for the database (as a save would); otherwise it is bound as it is."""
+    """A value given when a prepared query runs. With `field` (what PreparedUpdate gives the values
+    it sets), the value is prepared by that field for the database, as a save would; otherwise it
+    is bound as it is."""
 
     def __init__(self, name: str, field=None):
         super().__init__()
@@ -68,13 +65,6 @@ class _Compiled:
     params: tuple
     #: Result conversions, as the ORM applies them: {column: (converters, expression)}.
     converters: dict
-    #: For model rows, what Django's ModelIterable works out from the compiled query: the model,
-    #: its columns' span and attnames, the populators of select_related rows, the annotations.
-    model: type[Model] | None = None
-    span: tuple[int, int] = (0, 0)
-    attnames: tuple[str, ...] = ()
-    related: tuple = ()
-    annotations: tuple[tuple[str, int], ...] = ()
     #: A locking read (select_for_update): as with the ORM, only inside a transaction.
     locks: bool = False
 
@@ -134,7 +124,8 @@ def compile_all(using: str = DEFAULT_DB_ALIAS) -> int:
 
 
 class Prepared(_OncePerAlias):
-    """A SELECT built by the ORM (`build` returns the queryset, with Params for what varies)."""
+    """A SELECT built by the ORM (`build` returns a values_list queryset, with Params for what
+    varies)."""
 
     def __init__(self, build: Callable[[], QuerySet]):
         super().__init__()
@@ -142,19 +133,13 @@ class Prepared(_OncePerAlias):
 
     def _compile(self, alias: str) -> _Compiled:
         query = self._build().query
+        if not query.values_select:
+            raise TypeError("a prepared query reads a values_list, not model rows")
         compiler = query.get_compiler(alias)
         sql, params = compiler.as_sql()
-        columns = [s[0] for s in compiler.select[:compiler.col_count]]
-        converters = compiler.get_converters(columns)
+        converters = compiler.get_converters([s[0] for s in compiler.select[:compiler.col_count]])
         locks = bool(query.select_for_update and connections[alias].features.has_select_for_update)
-        if query.values_select or not compiler.klass_info:
-            return _Compiled(sql, tuple(params), converters, locks=locks)
-        info = compiler.klass_info
-        start, end = info["select_fields"][0], info["select_fields"][-1] + 1
-        return _Compiled(sql, tuple(params), converters, model=info["model"], span=(start, end),
-                         attnames=tuple(col.target.attname for col in columns[start:end]),
-                         related=tuple(get_related_populators(info, compiler.select, alias)),
-                         annotations=tuple((compiler.annotation_col_map or {}).items()), locks=locks)
+        return _Compiled(sql, tuple(params), converters, locks=locks)
 
     def rows(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list[tuple]:
         compiled = self.compiled(using)
@@ -182,23 +167,6 @@ class Prepared(_OncePerAlias):
         """The first row, or None (give the queryset its LIMIT 1 to read no more than that)."""
         rows = self.rows(using=using, **values)
         return rows[0] if rows else None
-
-    def instances(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list[Model]:
-        """The rows as model instances, as the queryset would give them: columns not selected
-        deferred (`.only()`), select_related rows attached, annotations set."""
-        compiled = self.compiled(using)
-        if compiled.model is None:
-            raise TypeError("instances() needs a query of model rows, not values")
-        model, names, (start, end) = compiled.model, compiled.attnames, compiled.span
-        found = []
-        for row in self.rows(using=using, **values):
-            obj = model.from_db(using, names, row[start:end])
-            for related in compiled.related:
-                related.populate(row, obj)
-            for name, position in compiled.annotations:
-                setattr(obj, name, row[position])
-            found.append(obj)
-        return found
 
 
 class PreparedUpdate(_OncePerAlias):
@@ -237,14 +205,11 @@ _insert_sql: dict[tuple, str] = {}
 
 
 def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = False,
-                ignore_conflicts: bool = False, using: str = DEFAULT_DB_ALIAS, now: datetime | None = None) -> list[int]:
+                using: str = DEFAULT_DB_ALIAS) -> list[int]:
     """Insert `rows` ({attname: value}, the same keys in each) in one statement per batch the
     database allows, as `bulk_create` would (fields left out take their defaults; auto_now fields
-    the time, `now`), without making a model instance of each. Returns the new primary keys, in
-    order, when `returning`; `ignore_conflicts` skips the rows a unique constraint refuses (and
-    returns no keys). A key that names no column is an error, not a column left to its default."""
-    if returning and ignore_conflicts:
-        raise ValueError("the rows a conflict skipped have no key to return")
+    the time), without making a model instance of each. Returns the new primary keys, in order,
+    when `returning`. A key that names no column is an error, not a column left to its default."""
     rows = list(rows)
     if not rows:
         return []
@@ -256,7 +221,7 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
         raise TypeError(f"rows for {meta.label} must name the same columns, and only columns"
                         + (f" (not {sorted(unknown)})" if unknown else ""))
     fields = [f for f in meta.concrete_fields if not f.primary_key or f.attname in keys]
-    now = now or timezone.now()
+    now = timezone.now()
     plain = [_plain_type(field) for field in fields]
     prepared = []
     for row in rows:
@@ -288,7 +253,7 @@ def insert_rows(model: type[Model], rows: Iterable[dict], *, returning: bool = F
     with connection.cursor() as cursor:
         for start in range(0, len(prepared), batch):
             chunk = prepared[start:start + batch]
-            cursor.execute(_insert(connection, using, model, fields, len(chunk), returning, ignore_conflicts),
+            cursor.execute(_insert(connection, using, model, fields, len(chunk), returning),
                            [value for values in chunk for value in values])
             if returning:
                 ids += [row[0] for row in cursor.fetchall()]
@@ -299,27 +264,9 @@ def _insert_one_by_one(connection, using: str, model, fields, prepared: list[lis
     ids = []
     with connection.cursor() as cursor:
         for values in prepared:
-            cursor.execute(_insert(connection, using, model, fields, 1, False, False), values)
+            cursor.execute(_insert(connection, using, model, fields, 1, False), values)
             ids.append(connection.ops.last_insert_id(cursor, model._meta.db_table, model._meta.pk.column))
     return ids
-
-
-def insert(obj: Model, *, using: str = DEFAULT_DB_ALIAS) -> Model:
-    """Insert the new instance `obj` as `obj.save()` would (its defaults as constructed, auto_now
-    fields set to now), in one prepared statement, and return it saved. For models whose saving
-    adds nothing of its own: no save() that changes what is stored, no signal receivers (this
-    project registers none)."""
-    now = timezone.now()
-    row = {}
-    for field in obj._meta.concrete_fields:
-        if field.primary_key and getattr(obj, field.attname) is None:
-            continue
-        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-            setattr(obj, field.attname, now)
-        row[field.attname] = getattr(obj, field.attname)
-    [obj.pk] = insert_rows(type(obj), [row], returning=True, using=using, now=now)
-    obj._state.adding, obj._state.db = False, using
-    return obj
 
 
 _PLAIN = ((models.BooleanField, bool), (models.FloatField, float), (models.IntegerField, int),
@@ -341,46 +288,15 @@ def _plain_type(field) -> type | None:
     return None
 
 
-def _insert(connection, using: str, model, fields, count: int, returning: bool, ignore_conflicts: bool) -> str:
-    key = (using, model, tuple(f.attname for f in fields), count, returning, ignore_conflicts)
+def _insert(connection, using: str, model, fields, count: int, returning: bool) -> str:
+    key = (using, model, tuple(f.attname for f in fields), count, returning)
     sql = _insert_sql.get(key)
     if sql is None:
         ops, quote = connection.ops, connection.ops.quote_name
-        on_conflict = OnConflict.IGNORE if ignore_conflicts else None
         columns = ", ".join(quote(f.column) for f in fields)
-        sql = (f"{ops.insert_statement(on_conflict=on_conflict)} {quote(model._meta.db_table)} ({columns}) "
+        sql = (f"{ops.insert_statement()} {quote(model._meta.db_table)} ({columns}) "
                + ops.bulk_insert_sql(fields, [["%s"] * len(fields)] * count))
-        suffix = ops.on_conflict_suffix_sql(fields, on_conflict, None, None)
-        if suffix:
-            sql += " " + suffix
         if returning:
             sql += f" RETURNING {quote(model._meta.db_table)}.{quote(model._meta.pk.column)}"
         _insert_sql[key] = sql
     return sql
-
-
-class PreparedIn:
-    """A Prepared for each length of an IN list: `build(params)` gets that many Params and returns
-    the queryset (`field__in=params`); `rows(values, ...)` picks the one for len(values). Lists up
-    to `KEPT` long keep their compiled SQL; a longer one is compiled for its call only. On a
-    foreign key, name the key it points at (`run__id__in`, not `run_id__in`: Django's lookup on
-    the relation itself takes only values)."""
-
-    KEPT = 64
-
-    def __init__(self, build: Callable[[list[Param]], QuerySet]):
-        self._build = build
-        self._by_length: dict[int, Prepared] = {}
-
-    def _for(self, length: int) -> Prepared:
-        found = self._by_length.get(length)
-        if found is None:
-            found = Prepared(lambda: self._build([Param(f"in_{k}") for k in range(length)]))
-            if length <= self.KEPT:
-                self._by_length[length] = found
-        return found
-
-    def rows(self, values: list, *, using: str = DEFAULT_DB_ALIAS, **others) -> list[tuple]:
-        if not values:
-            return []
-        return self._for(len(values)).rows(using=using, **others, **{f"in_{k}": v for k, v in enumerate(values)})

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
@@ -258,3 +258,87 @@ def test_a_namespace_is_its_app_s_name():
     wrong = [f"{namespace} is served by {urls}" for namespace, urls in served.items()
              if urls != f"beyond_site.{namespace}.urls"]
     assert wrong == []
+
+
+# ---- The runtime's tuning ---------------------------------------------------------------------
+# Where the site reaches inside its frameworks, and where it starts work of its own: each in one
+# place, the tuning that bench/README.md measured ("Throughput"; docs/architecture.md "The hot
+# paths' queries"). Everywhere else the apps use Django, Channels and daphne as documented.
+
+#: Every module of the site (the apps, and the settings and ASGI entry beside them).
+PRODUCTION = [(path.relative_to(SITE).as_posix(), path) for path in sorted(SITE.rglob("*.py"))
+              if "migrations" not in path.parts]
+#: The ORM's compiler and query internals: modules, and the names that only they give.
+ORM_MODULES = ("django.db.models.sql", "django.db.models.query")
+ORM_NAMES = {"klass_info", "get_related_populators", "annotation_col_map", "get_compiler", "get_converters",
+             "values_select", "col_count", "add_update_values", "related_updates", "bulk_insert_sql",
+             "insert_statement", "on_conflict_suffix_sql", "last_insert_id"}
+#: daphne's internals (its modules; `"daphne"` alone, the app settings.py installs, is public).
+DAPHNE_MODULES = ("daphne.", "autobahn", "twisted.web")
+#: Tasks started on an event loop other than background work deferred through runs/jobs.py, each
+#: bound to what started it, which awaits or cancels it before it ends: none outlives its owner.
+SCOPED_TASKS = {
+    # a page's websocket reading again when its doorbells fall quiet; cancelled at disconnect
+    "chat/consumers.py": 1,
+    # a lease's heartbeat while its holder works (`async with`); cancelled as the holder leaves
+    "lib/leases.py": 1,
+    # a run's watcher of the stop button while the run executes; cancelled as it ends
+    "runs/runner.py": 1,
+    # a worker process's beats while it drains its jobs at shutdown; cancelled after
+    "runtime/management/commands/beyond_worker.py": 1,
+    # daphne's application instance for a connection, made as daphne.server makes it
+    "runtime/daphne_bodies.py": 1,
+}
+
+
+def _uses(path: Path):
+    """(imported name or a string naming a module, line) and (attribute or name, line) in a module."""
+    tree = ast.parse(path.read_text(), str(path))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            names.append((node.attr, node.lineno))
+        elif isinstance(node, ast.Name):
+            names.append((node.id, node.lineno))
+        elif isinstance(node, ast.alias):
+            names.append((node.name.rpartition(".")[2], node.lineno))
+    return names
+
+
+def _modules_named(rel: str, path: Path):
+    module = _name(Path(rel))
+    yield from ((name, line) for name, line, _ in imports(path, module))
+    yield from _strings(path)
+
+
+def test_orm_internals_are_reached_only_by_the_prepared_queries():
+    wrong = [f"{rel}:{line} {name}" for rel, path in PRODUCTION if rel != "lib/prepared.py"
+             for name, line in [*_modules_named(rel, path), *_uses(path)]
+             if name in ORM_NAMES or name.startswith(ORM_MODULES)]
+    assert wrong == []
+
+
+def test_daphne_internals_are_reached_only_by_the_request_bodies_limit():
+    wrong = [f"{rel}:{line} {name}" for rel, path in PRODUCTION if rel != "runtime/daphne_bodies.py"
+             for name, line in _modules_named(rel, path) if name.startswith(DAPHNE_MODULES)]
+    assert wrong == []
+    assert any(name.startswith("daphne.http_protocol")
+               for name, _ in _modules_named("runtime/daphne_bodies.py", SITE / "runtime/daphne_bodies.py"))
+
+
+def test_prepared_queries_serve_only_the_recorder_and_the_websocket_tail():
+    users = {rel for rel, path in PRODUCTION if rel != "lib/prepared.py"
+             for name, _, _ in imports(path, _name(Path(rel))) if name.startswith("beyond_site.lib.prepared.")
+             and name.rpartition(".")[2] in {"Prepared", "PreparedUpdate", "insert_rows"}}
+    assert users == {"runs/recorder.py", "chat/fragments.py"}
+    # What `git grep -l "Prepared("` names: the two, and the module that defines the class.
+    assert {rel for rel, path in PRODUCTION if "Prepared(" in path.read_text()} == users | {"lib/prepared.py"}
+
+
+def test_no_thread_of_its_own_and_one_door_for_background_work():
+    threads = [f"{rel}:{line}" for rel, path in PRODUCTION for name, line in _uses(path) if name in {"Thread", "Timer"}]
+    assert threads == []  # work off a request is deferred through runs/jobs.py, on its pools
+    tasks = Counter()
+    for rel, path in PRODUCTION:
+        tasks[rel] += sum(1 for name, _ in _uses(path) if name in {"create_task", "ensure_future"})
+    assert {rel: n for rel, n in tasks.items() if n} == {"runs/jobs.py": 1, **SCOPED_TASKS}

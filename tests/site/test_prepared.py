@@ -10,11 +10,10 @@ import datetime as dt
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert, insert_rows
+from beyond_site.lib.prepared import Param, Prepared, PreparedUpdate, insert_rows
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.workspaces.models import Membership, Workspace
 
@@ -50,30 +49,6 @@ def test_a_values_query_reads_what_the_orm_reads_converted_the_same(runs):
     assert READABLE.first(run_id=theirs.pk, user_id=alice.pk) is None  # not a member there
 
 
-EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after"))
-                        .order_by("seq").only("seq", "type", "data"))
-
-
-def test_model_rows_come_back_as_instances_with_the_rest_deferred(runs):
-    _, mine, _, _ = runs
-    got = EVENTS_AFTER.instances(run_id=mine.pk, after=1)
-    want = list(RunEvent.objects.filter(run_id=mine.pk, seq__gt=1).order_by("seq").only("seq", "type", "data"))
-    assert [(e.pk, e.seq, e.type, e.data) for e in got] == [(e.pk, e.seq, e.type, e.data) for e in want]
-    assert got[0].data == {"step": 2, "nested": [1, {"x": None}]}
-    assert got[0].get_deferred_fields() == want[0].get_deferred_fields()
-    assert got[0].at == want[0].at  # a deferred column still loads on access
-
-
-def test_a_datetime_param_is_prepared_by_its_field(runs):
-    _, mine, _, at = runs
-    after = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), at__gt=Param("at", field=RunEvent._meta.get_field("at")))
-                     .values_list("seq", "at").order_by("seq"))
-    cut = at + dt.timedelta(seconds=1)
-    assert after.rows(run_id=mine.pk, at=cut) == list(
-        RunEvent.objects.filter(run_id=mine.pk, at__gt=cut).values_list("seq", "at").order_by("seq"))
-    assert [seq for seq, _ in after.rows(run_id=mine.pk, at=cut)] == [2, 3]
-
-
 def test_it_compiles_once_and_sends_one_query_a_call(runs):
     alice, mine, _, _ = runs
     built = []
@@ -91,28 +66,11 @@ def test_values_must_match_the_params(runs):
         READABLE.first(run_id=mine.pk, user_id=alice.pk, extra=1)
 
 
-def test_instances_need_model_rows(runs):
-    with pytest.raises(TypeError):
-        READABLE.instances(run_id=1, user_id=1)
-
-
-def test_related_rows_and_annotations_come_back_as_the_queryset_gives_them(runs):
-    alice, mine, theirs, _ = runs
-    retry = Run.objects.create(workspace=mine.workspace, task="Again", topology={}, retry_of=mine)
-
-    def build(pk):
-        return (Run.objects.select_related("workspace", "retry_of")
-                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=pk))
-
-    prepared = Prepared(lambda: build(Param("pk")))
-    for run in (mine, theirs, retry):
-        [got], [want] = prepared.instances(pk=run.pk), list(build(run.pk))
-        with CaptureQueriesContext(connection) as queries:
-            assert (got.workspace.slug, got.workspace.enabled_frameworks, got.retried) == (
-                want.workspace.slug, want.workspace.enabled_frameworks, want.retried)
-            assert (got.retry_of.pk if got.retry_of else None) == (want.retry_of.pk if want.retry_of else None)
-        assert len(queries) == 0  # the related rows came with the row
-    assert [r.retried for r in (prepared.instances(pk=mine.pk)[0], prepared.instances(pk=retry.pk)[0])] == [True, False]
+def test_model_rows_are_refused_a_prepared_query_reads_values(runs):
+    _, mine, _, _ = runs
+    rows = Prepared(lambda: Run.objects.filter(pk=Param("pk")))
+    with pytest.raises(TypeError, match="values_list"):
+        rows.first(pk=mine.pk)
 
 
 FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id"), status=Run.QUEUED),
@@ -161,42 +119,6 @@ def test_a_locking_read_compiles_inside_its_transaction():
     with transaction.atomic():
         assert locked.first(pk=run.pk) == (Run.QUEUED,)
         assert ("FOR UPDATE" in locked.compiled("default").sql) == connection.features.has_select_for_update
-
-
-def test_an_in_list_is_compiled_once_for_each_length(runs):
-    _, mine, _, _ = runs
-    events = PreparedIn(lambda shas: RunEvent.objects.filter(run_id=Param("run_id"), hash__in=shas).values_list("seq"))
-    assert sorted(events.rows(["h1", "h3"], run_id=mine.pk)) == [(1,), (3,)]
-    assert sorted(events.rows(["h2", "nope"], run_id=mine.pk)) == [(2,)]
-    assert events.rows([], run_id=mine.pk) == []
-    assert sorted(events.rows([f"h{k}" for k in range(1, 100)], run_id=mine.pk)) == [(1,), (2,), (3,)]
-    assert set(events._by_length) == {2}  # the long one was not kept
-
-
-def test_insert_rows_can_skip_the_rows_a_unique_key_refuses(runs):
-    _, mine, _, at = runs
-    event = {"run_id": mine.pk, "type": "t", "data": {}, "at": at, "hash": "new"}
-    insert_rows(RunEvent, [{**event, "seq": 3}, {**event, "seq": 4}], ignore_conflicts=True)  # 3 exists
-    assert list(RunEvent.objects.filter(run=mine).order_by("seq").values_list("seq", "hash")) == [
-        (1, "h1"), (2, "h2"), (3, "h3"), (4, "new")]
-    with pytest.raises(ValueError):
-        insert_rows(RunEvent, [{**event, "seq": 5}], ignore_conflicts=True, returning=True)
-
-
-def test_insert_saves_a_new_instance_as_save_would():
-    from beyond_site.workspaces.models import Conversation
-
-    acme = Workspace.objects.create(slug="acme", name="Acme")
-    before = timezone.now()
-    made = insert(Conversation(workspace=acme, title="Plan"))
-    assert made.pk and not made._state.adding and made.created_at >= before and made.updated_at == made.created_at
-    stored = Conversation.objects.get(pk=made.pk)
-    assert (stored.title, stored.workspace_id, stored.research, stored.created_at, stored.deleted_at) == (
-        "Plan", acme.pk, False, made.created_at, None)
-    saved = Conversation(workspace=acme, title="Plan")
-    saved.save()
-    assert {f.attname for f in Conversation._meta.concrete_fields if getattr(stored, f.attname) != getattr(
-        Conversation.objects.get(pk=saved.pk), f.attname)} == {"id", "created_at", "updated_at"}
 
 
 def test_insert_rows_stores_values_exactly_as_the_orm_stores_them(runs):
