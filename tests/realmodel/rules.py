@@ -70,7 +70,8 @@ def check_release_rules(trace: dict) -> None:
     if run["status"] == "failed":
         # Only a brief that did not validate twice fails a run here: it was asked for twice.
         assert trace["brief"] is None and not steps
-        assert ModelCall.objects.filter(run_id=run["id"], role="planner").count() == 2
+        # (a research run's planner model is asked for its search queries first, under the same role)
+        assert ModelCall.objects.filter(run_id=run["id"], role="planner").count() >= 2
 
 
 def check_call_records(run_id: int, *, roles: set[str]) -> list[ModelCall]:
@@ -79,14 +80,14 @@ def check_call_records(run_id: int, *, roles: set[str]) -> list[ModelCall]:
     calls = list(ModelCall.objects.filter(run_id=run_id).order_by("pk"))
     assert calls and {c.role for c in calls} <= roles | {"research"}, [c.role for c in calls]
     for call in calls:
-        if call.error:
+        if call.error or call.provider != "openai":  # a scripted role's replies report no usage
             continue
         assert call.input_tokens and call.input_tokens > 0, (call.role, call.input_tokens)
         assert call.output_tokens is not None and call.output_tokens >= 0, (call.role, call.output_tokens)
         assert call.latency_s > 0 and call.finish_reason in {"stop", "length"}, (call.role, call.finish_reason)
         assert call.model == MODEL and call.model_served == MODEL
         assert call.cost is None  # a local server charges nothing and reports no price
-    assert sum(c.output_tokens or 0 for c in calls) > 0
+    assert sum(c.output_tokens or 0 for c in calls if c.provider == "openai") > 0
     return calls
 
 
