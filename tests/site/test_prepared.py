@@ -10,6 +10,7 @@ import datetime as dt
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -66,11 +67,44 @@ def test_values_must_match_the_params(runs):
         READABLE.first(run_id=mine.pk, user_id=alice.pk, extra=1)
 
 
-def test_model_rows_are_refused_a_prepared_query_reads_values(runs):
+EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after"))
+                        .order_by("seq").only("seq", "type", "data"))
+
+
+def test_model_rows_come_back_as_instances_with_the_rest_deferred(runs):
     _, mine, _, _ = runs
-    rows = Prepared(lambda: Run.objects.filter(pk=Param("pk")))
-    with pytest.raises(TypeError, match="values_list"):
-        rows.first(pk=mine.pk)
+    got = EVENTS_AFTER.instances(run_id=mine.pk, after=1)
+    want = list(RunEvent.objects.filter(run_id=mine.pk, seq__gt=1).order_by("seq").only("seq", "type", "data"))
+    assert [(e.pk, e.seq, e.type, e.data) for e in got] == [(e.pk, e.seq, e.type, e.data) for e in want]
+    assert got[0].data == {"step": 2, "nested": [1, {"x": None}]}
+    assert got[0].get_deferred_fields() == want[0].get_deferred_fields()
+    assert got[0].at == want[0].at  # a deferred column still loads on access
+
+
+def test_instances_need_model_rows(runs):
+    with pytest.raises(TypeError, match="model rows"):
+        READABLE.instances(run_id=1, user_id=1)
+
+
+def test_related_rows_and_annotations_come_back_as_the_queryset_gives_them(runs):
+    alice, mine, theirs, _ = runs
+    retry = Run.objects.create(workspace=mine.workspace, task="Again", topology={}, retry_of=mine)
+
+    def build(pk):
+        return (Run.objects.select_related("workspace", "retry_of")
+                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=pk))
+
+    prepared = Prepared(lambda: build(Param("pk")))
+    for run in (mine, theirs, retry):
+        [got], [want] = prepared.instances(pk=run.pk), list(build(run.pk))
+        with CaptureQueriesContext(connection) as queries:
+            assert (got.workspace.slug, got.workspace.enabled_frameworks, got.retried) == (
+                want.workspace.slug, want.workspace.enabled_frameworks, want.retried)
+            assert (got.retry_of.pk if got.retry_of else None) == (want.retry_of.pk if want.retry_of else None)
+            assert {f.attname: getattr(got, f.attname) for f in Run._meta.concrete_fields} == {
+                f.attname: getattr(want, f.attname) for f in Run._meta.concrete_fields}
+        assert len(queries) == 0  # the related rows came with the row
+    assert [r.retried for r in (prepared.instances(pk=mine.pk)[0], prepared.instances(pk=retry.pk)[0])] == [True, False]
 
 
 FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id"), status=Run.QUEUED),
