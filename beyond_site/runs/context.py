@@ -98,6 +98,8 @@ def _history(run) -> tuple[HistoryMessage, ...]:
     earlier = [(pk, text) for pk, text in Message.objects.filter(
         conversation_id=run.conversation_id, created_at__lte=run.created_at).order_by("created_at", "id")
         .values_list("id", "text") if pk != run.message_id]
+    if not earlier:  # a conversation's first task (most of them): nothing more to read
+        return ()
     # A declined run's answer is its reason: a follow-up sees why nothing was written, and the
     # conversation's document stays the one an earlier run released.
     answers = {message_id: (pk, f"It declined the task: {declined}" if declined else summary, status)
@@ -107,7 +109,8 @@ def _history(run) -> tuple[HistoryMessage, ...]:
                if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
     released = (Step.objects.filter(run__in=[pk for pk, _, _ in answers.values()], status=Step.RELEASED)
-                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings"))
+                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings")
+                if answers else ())
     for run_id, index, title, content, badge, warnings in released:
         steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ())))
     history: list[HistoryMessage] = []
@@ -148,6 +151,8 @@ def _documents_in_scope(run) -> dict[int, _Doc]:
     found = (Document.objects.filter(scope, workspace_id=run.workspace_id, status=Document.READY)
              .values_list("id", "name", "sha256", "conversation_id"))
     docs = {pk: _Doc(pk, name, sha, conv is not None) for pk, name, sha, conv in found}
+    if not docs:  # building the chunks' query costs more than the answer to an empty one
+        return docs
     rows = (DocumentChunk.objects.filter(document__in=list(docs)).order_by()
             .values_list("id", "document_id", "ordinal", "tokens") if len(docs) < 5000 else
             DocumentChunk.objects.filter(document__workspace_id=run.workspace_id)

@@ -71,10 +71,15 @@ def starting(run_id: int, run: Run | None = None) -> Starting:
     """What a run needs from the database before its first event, read in one go: each separate
     trip to the runs' database lane waits behind every other run's writes. `run` is its row with
     its workspace, when the caller read it already."""
-    run = run or Run.objects.select_related("workspace").get(pk=run_id)
+    run = run or _with_workspace().get(pk=run_id)
     imported = imported_packs()  # read once, for the context and for the mechanical checks
     return Starting(run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
                     run_budget(run.workspace), still_reading(run.workspace_id, run.conversation_id))
+
+
+def _with_workspace():
+    """Runs with their workspace and its budget (`run_budget`), read in one query."""
+    return Run.objects.select_related("workspace__budget")
 
 
 async def _when_files_are_read(start: Starting) -> Starting:
@@ -98,7 +103,7 @@ FILE_POLL_S = 0.5
 def starting_if_claimed_here(run_id: int) -> Starting | None:
     """`starting`, for a run this process claimed as it created it (the embedded server's
     submissions); None for a run still queued, which the task claims first."""
-    run = Run.objects.select_related("workspace").filter(pk=run_id).first()  # one read for the check and the start
+    run = _with_workspace().filter(pk=run_id).first()  # one read for the check and the start
     return starting(run_id, run) if run is not None and run.lease_owner == runner_identity() else None
 
 
