@@ -8,7 +8,7 @@ SERVERS_BIN := .venv-servers/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser venv servers browser services demo clean
+.PHONY: run test test-unit test-realmodel test-browser venv servers browser services model-server model-server-env demo clean
 
 $(BIN)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,12 +39,26 @@ browser:
 services:
 	@bash scripts/ensure-services
 
-test: venv servers browser services
+# Gemma 3 270M behind llama-cpp-python's server on 127.0.0.1 (default port 8088, `make model-server
+# PORT=N`). Its environment is built once per machine and cached (scripts/model-server says where).
+model-server:
+	$(PY) scripts/model-server --port $(if $(filter command line,$(origin PORT)),$(PORT),8088)
+
+# The real-model tests start that server themselves; this builds its cached environment first.
+model-server-env:
+	@$(PY) scripts/model-server --build-only >/dev/null
+
+test: venv servers browser services model-server-env
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory test-realmodel
 	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
 
 test-unit: venv servers
 	$(BIN)/python -m pytest -q
+
+# Whole runs and a calibration on a real model (tests/realmodel), in an invocation of their own.
+test-realmodel: venv model-server-env
+	$(BIN)/python -m pytest -q tests/realmodel --override-ini="addopts=-p no:cacheprovider --strict-markers"
 
 test-browser: venv browser
 	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"

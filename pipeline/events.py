@@ -18,6 +18,9 @@ from pipeline.providers.base import Message
 @dataclass(frozen=True, kw_only=True)
 class Payload:
     TYPE: ClassVar[str]
+    #: Fields left out of the stored data while they hold their default (`load` gives the default
+    #: back): what only some runs have (a redo's links) adds nothing to every other run's record.
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
 
 
 def _event(type_: str):
@@ -53,6 +56,15 @@ class RunRequested(Payload):
     #: The verifier's trust status when the run was created (the site's runs/trust.py); None on
     #: runs recorded before it was kept.
     verifier_trust: dict | None = None
+    #: A redo (docs/working-loop.md, "Redo a step"): {"run", "step", "instruction"}, the earlier
+    #: run, the step redone and the member's instruction to its executor ("" for none); None otherwise.
+    redo_of: dict | None = None
+    #: The completed run this one regenerates (the same task anew), or None.
+    regenerates: int | None = None
+    #: The run whose task this one's edited task replaces ("edit and resend"), or None.
+    edited_from: int | None = None
+
+    OPTIONAL = frozenset({"redo_of", "regenerates", "edited_from"})
 
 
 @_event("run_started")
@@ -205,6 +217,12 @@ class StepReleased(Payload):
     #: `mechanical` (a verifier that is not one, e.g. the offline engine's); None in events
     #: recorded before it was (runs/verification.py infers those).
     checked_by: str | None = None
+    #: A redo's step carried over unchanged from the earlier run `carried_from`: released as it was
+    #: there, with its badge and warnings from there, and not inspected again in this run.
+    carried_over: bool = False
+    carried_from: int | None = None
+
+    OPTIONAL = frozenset({"carried_over", "carried_from"})
 
 
 @_event("step_halted")
@@ -334,7 +352,11 @@ def fields_of(payload: Payload) -> dict[str, Any]:
     names = _FIELD_NAMES.get(cls)
     if names is None:
         names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return {name: getattr(payload, name) for name in names}
+    data = {name: getattr(payload, name) for name in names}
+    for name in cls.OPTIONAL:
+        if not data[name]:  # their defaults are all falsy (False, None)
+            del data[name]
+    return data
 
 
 def load(type_: str, data: dict[str, Any]) -> Payload:
@@ -359,7 +381,11 @@ class Event:
     @property
     def data(self) -> dict:
         """The payload as plain JSON, as it is stored."""
-        return asdict(self.payload)
+        data = asdict(self.payload)
+        for name in self.payload.OPTIONAL:
+            if not data[name]:
+                del data[name]
+        return data
 
     @property
     def is_final(self) -> bool:

@@ -48,6 +48,35 @@ class Research:
 
 
 @dataclass(frozen=True)
+class CarriedStep:
+    """One step of the earlier run as it was released there (a redo carries it over unchanged).
+    `content` None: the earlier run did not release it, and a redo cannot carry it."""
+
+    index: int
+    title: str
+    badge: str | None
+    content: str | None
+    warnings: list[str] = field(default_factory=list)
+    checked_by: str | None = None
+    #: Its unsourced specifics and their sources as read in the earlier run (None: not read).
+    unsourced: list[dict] | None = None
+    sources: list[dict] | None = None
+
+
+@dataclass(frozen=True)
+class Redo:
+    """Redo one released step of a finished run (docs/working-loop.md): the earlier run's brief,
+    its steps (plain data), the step to render and inspect anew, and the member's instruction to
+    that step's executor (never shown to the verifier)."""
+
+    run: int
+    step: int
+    brief: dict
+    carried: dict[int, CarriedStep]
+    instruction: str = ""
+
+
+@dataclass(frozen=True)
 class RunSettings:
     #: Steps rendered and verified at once within one run.
     concurrency: int = 8
@@ -62,6 +91,9 @@ class RunSettings:
     #: Read each released step and the recap for unsourced specifics (pipeline/specifics):
     #: advisory events after the release; nothing any model is sent changes.
     list_specifics: bool = True
+    #: A redo instead of a plan: the brief is the earlier run's, one step is rendered, the others
+    #: are carried over (`Redo`); None for every other run.
+    redo: Redo | None = None
 
 
 class StepHalt(Exception):
@@ -111,6 +143,8 @@ class Orchestrator:
         #: The context each step's last executor call was given: its released draft's sources.
         self._given: dict[int, Context] = {}
         self._sources_indexed: asyncio.Future | None = None
+        #: What each released step released, in this run (carried over or inspected), for the recap.
+        self._outcomes: dict[int, StepOutcome] = {}
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -179,6 +213,11 @@ class Orchestrator:
             task_warnings = task_framework_warnings(self.ctx) + unread_file_warnings(self.ctx)
             if task_warnings:
                 self._emit(ev.TaskChecked(warnings=task_warnings))
+            if self.settings.redo is not None:
+                if await self._redo(self.settings.redo):
+                    await self._summarize(self.brief)
+                    self._emit(ev.RunCompleted())
+                return
             if self.settings.research is not None:
                 await self._research(self.settings.research)
             self.brief = await self._plan()
@@ -387,6 +426,40 @@ class Orchestrator:
             await self._release(step, outcome)
         return True
 
+    async def _redo(self, redo: Redo) -> bool:
+        """A redo's steps in document order: the redone one rendered and inspected under the usual
+        rules (it starts at once, while the steps before it are carried over), the others released
+        as the earlier run released them, flagged as carried over and not inspected again. A step
+        the earlier run did not release cannot be carried: the redo halts there, as a run halts at
+        a step it cannot release. False when the run halted."""
+        self.brief = brief = Brief.model_validate(redo.brief)
+        self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
+        self._index_sources(brief)
+        self._step_tasks[redo.step] = asyncio.create_task(self._step(brief, redo.step, asyncio.Semaphore(1)))
+        for step in brief.steps:
+            if step.index == redo.step:
+                outcome: StepOutcome = await self._step_tasks[step.index]
+                if outcome.halted:
+                    await self._halt_from(brief, outcome)
+                    return False
+                await self._release(step, outcome)
+                continue
+            carried = redo.carried.get(step.index)
+            if carried is None or carried.content is None:
+                await self._halt_from(brief, StepOutcome(step.index, halt_reason=(
+                    f"run {redo.run} did not release this step, so the redo has nothing to carry over; "
+                    "run the task again instead")))
+                return False
+            self._emit(ev.StepReleased(step=step.index, title=step.title, badge=carried.badge, content=carried.content,
+                                       warnings=list(carried.warnings), checked_by=carried.checked_by,
+                                       carried_over=True, carried_from=redo.run))
+            self._released_steps.add(step.index)
+            self._outcomes[step.index] = StepOutcome(step.index, carried.badge, carried.content, list(carried.warnings))
+            if carried.unsourced is not None:  # as the earlier run read them: nothing is read again
+                self._emit(ev.SpecificsListed(step=step.index, unsourced=list(carried.unsourced),
+                                              sources=list(carried.sources or [])))
+        return True
+
     def _index_sources(self, brief: Brief) -> None:
         """Index what the executors are given (the run's context and its brief) on a thread while
         the steps render: on a large context this is the costly part of the reading, and the event
@@ -398,6 +471,7 @@ class Orchestrator:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                    content=outcome.content, warnings=outcome.warnings, checked_by=self._checked_by))
         self._released_steps.add(outcome.index)
+        self._outcomes[outcome.index] = outcome
         await self._list_specifics(outcome.index, outcome.content, self._given.get(outcome.index))
 
     async def _list_specifics(self, step: int | None, text: str, given: Context | None) -> None:
@@ -480,9 +554,11 @@ class Orchestrator:
     async def _render(self, brief: Brief, index: int, attempt: int, *, issues: list[Issue] | None = None,
                       failed_draft: str | None = None) -> Completion:
         self._emit(ev.StepRendering(step=index, attempt=attempt, total=len(brief.steps)))
+        redo = self.settings.redo
         request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
                                          issues=issues, failed_draft=failed_draft,
-                                         session_id=self.settings.session_id)
+                                         session_id=self.settings.session_id,
+                                         instruction=redo.instruction if redo and redo.step == index else "")
         self._given[index] = request.payload["context"]
         try:
             completion = await self._call(request)
@@ -524,7 +600,7 @@ class Orchestrator:
     # -- summarizer ------------------------------------------------------------------------------
     async def _summarize(self, brief: Brief) -> None:
         released = [{"index": o.index, "title": brief.step(o.index).title, "badge": o.badge, "content": o.content}
-                    for o in (t.result() for t in self._step_tasks.values())]
+                    for _, o in sorted(self._outcomes.items())]
         error = ""
         for attempt in (1, 2):
             self._emit(ev.SummarizerStarted(attempt=attempt))

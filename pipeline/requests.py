@@ -63,9 +63,10 @@ def format_issues(issues: list[Issue]) -> str:
 
 def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConfig, *, attempt: int = 1,
                            issues: list[Issue] | None = None, failed_draft: str | None = None,
-                           session_id: str | None = None) -> CompletionRequest:
+                           session_id: str | None = None, instruction: str = "") -> CompletionRequest:
     """The stable part first (context, then brief: byte-identical across the run's executor
-    calls, so prompt caches hit), the per-step part last."""
+    calls, so prompt caches hit), the per-step part last. `instruction`: a redo's instruction from
+    the member (docs/working-loop.md), for this executor only: the verifier never sees it."""
     step = brief.step(index)
     stable = prompts.render("executor_context", context=render_context(ctx), brief=brief_as_json(brief))
     common = dict(index=index, total=len(brief.steps), title=step.title, content_spec=step.content_spec)
@@ -74,10 +75,14 @@ def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConf
     else:
         step_part = prompts.render("executor_rerender", **common, issues=format_issues(issues or []),
                                    draft=failed_draft or "", fence=draft_fence(failed_draft or ""))
+    if instruction.strip():
+        step_part += "\n\n" + prompts.render("executor_redo", instruction=instruction.strip(),
+                                              fence=_fence("INSTRUCTION", instruction.strip()))
     messages = [Message("system", prompts.load("executor")), Message("user", stable), Message("user", step_part)]
     return _request("executor", cfg, messages, step_index=index, attempt=attempt, session_id=session_id,
                     payload={"context": ctx, "brief": brief, "step": step, "attempt": attempt,
-                             "issues": list(issues or []), "failed_draft": failed_draft})
+                             "issues": list(issues or []), "failed_draft": failed_draft,
+                             "instruction": instruction.strip()})
 
 
 def build_verifier_input(brief: Brief, index: int, draft: str) -> str:

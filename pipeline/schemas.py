@@ -46,7 +46,12 @@ class EvidenceRef(BaseModel):
 class Brief(BaseModel):
     """The planner's reasoning brief: what every executor and the blind verifier work from."""
 
-    model_config = ConfigDict(extra="forbid")
+    # The schema sent to servers names `steps` as required (a brief that declines writes
+    # "steps": [] too): a grammar-constrained server generates only what the schema asks for, and
+    # with `task` alone required Gemma 3 270M wrote {"task": "..."} and stopped, a brief that can
+    # never validate (docs/model-servers.md). Parsing keeps the default.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: schema.update(
+        required=["task", "steps"]))
 
     task: str = Field(min_length=1)
     judgments: list[str] = Field(default_factory=list)

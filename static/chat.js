@@ -170,18 +170,35 @@
     open.focus();  // focus leaves the panel it was in, now hidden
   });
 
-  var wasNearBottom = true;
-  document.addEventListener("htmx:wsBeforeMessage", function () {
+  // Keep the latest in view: while the reader is at the bottom of the conversation, whatever grows
+  // it (a run's live fragments, the finished article that replaces the live one, a new run) keeps
+  // the bottom in view; a reader who scrolled up is left where they are. A mutation observer, not
+  // the websocket's events: the finished article replaces the element that owned the socket, and
+  // the events of a detached element never reach the document.
+  var stick = true;
+
+  // A new run appended to the conversation (a task sent, Run again, a redo, Regenerate, an edited
+  // task) is followed from where the member clicked, however far up that was. Only the last task
+  // may be edited and sent again, so the earlier tasks lose that control.
+  document.addEventListener("htmx:afterSwap", function (event) {
     var messages = document.getElementById("messages");
-    wasNearBottom = messages ? nearBottom(messages) : false;
-  });
-  document.addEventListener("htmx:wsAfterMessage", function () {
-    var messages = document.getElementById("messages");
-    if (messages && wasNearBottom) scrollToEnd(messages);
+    if (!messages || event.detail.target !== messages) return;
+    var exchanges = messages.querySelectorAll(".exchange");
+    for (var i = 0; i < exchanges.length - 1; i++) {
+      var stale = exchanges[i].querySelector(".edit-task");
+      if (stale) stale.remove();
+    }
+    stick = true;
+    scrollToEnd(messages);
   });
 
   document.addEventListener("DOMContentLoaded", function () {
     var messages = document.getElementById("messages");
-    if (messages) scrollToEnd(messages);
+    if (!messages) return;
+    scrollToEnd(messages);
+    messages.addEventListener("scroll", function () { stick = nearBottom(messages); }, { passive: true });
+    new MutationObserver(function () {
+      if (stick) scrollToEnd(messages);
+    }).observe(messages, { childList: true, subtree: true, characterData: true });
   });
 })();

@@ -10,7 +10,7 @@ from collections import defaultdict
 from difflib import SequenceMatcher
 from urllib.parse import urlsplit, urlunsplit
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
@@ -224,3 +224,19 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
                                     if step["specifics_read"] else None),
                       "attempts": attempt_views(step["attempts"])})
     return steps
+
+
+#: How a later run follows on from an earlier one (runs/models.py: the lineage fields).
+LINEAGE = (("retry_of", "runs it again"), ("redo_of", "redoes a step"), ("regenerates", "regenerates it"),
+           ("edited_from", "edits its task"))
+
+
+def later_runs(run) -> list[tuple[str, int]]:
+    """The runs that follow on from `run` ([(how, run id)], oldest first), in one query: the earlier
+    run's page links to them as theirs link back."""
+    from_run = Q()
+    for name, _ in LINEAGE:
+        from_run |= Q(**{f"{name}_id": run.pk})
+    rows = Run.objects.filter(from_run, workspace_id=run.workspace_id).order_by("pk").values_list(
+        "pk", *(f"{name}_id" for name, _ in LINEAGE))
+    return [(next(words for (_, words), link in zip(LINEAGE, links) if link == run.pk), pk) for pk, *links in rows]

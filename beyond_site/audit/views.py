@@ -77,6 +77,7 @@ def run_detail(request, slug: str, run_id: int):
         "research": research_summary(events), "facts": presenters.run_facts(run),
         "recap_specifics": specifics_view(run.summary_unsourced, run.summary_sources),
         "document": document_version(run) if run.is_finished else None,
+        "later": presenters.later_runs(run),
         "export_formats": EXPORT_FORMATS,
         "editions": [("audit", "Audit edition"), ("client", "Client edition")],
     })

@@ -84,6 +84,8 @@ class StepView:
     halt_reason: str = ""
     #: Its unsourced specifics and sources (runs/unsourced.py); None when not read.
     specifics: SpecificsView | None = None
+    #: A redo's step carried over from the earlier run (`run.redo_of`), not inspected again.
+    carried_over: bool = False
 
     @property
     def badge_label(self) -> str:
@@ -142,6 +144,38 @@ class RunView:
     def can_run_again(self) -> bool:
         return self.run.status in Run.RETRYABLE and not self.retried
 
+    @property
+    def can_regenerate(self) -> bool:
+        return self.run.status == Run.COMPLETED and self.run.conversation_id is not None
+
+    @property
+    def can_redo(self) -> bool:
+        """A finished run's released steps may be redone (docs/working-loop.md)."""
+        return self.finished and self.run.conversation_id is not None and bool(self.run.brief)
+
+    @property
+    def duration(self) -> str:
+        """How long the finished run took, from its start to its end ("" while it runs)."""
+        start = self.run.started_at or self.run.created_at
+        if not self.finished or not self.run.finished_at or start is None:
+            return ""
+        return duration_text((self.run.finished_at - start).total_seconds())
+
+
+def duration_text(seconds: float) -> str:
+    """A run's duration as a reader says it: "0.4 s", "12 s", "3 min 5 s", "1 h 2 min"."""
+    seconds = max(0.0, seconds)
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
 
 def released_texts(steps: list[Step]) -> list[str]:
     """What the run's document says: the released steps' content (a source is used when it cites it)."""
@@ -173,7 +207,7 @@ def without_title_heading(content: str, title: str) -> str:
 def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = (),
               checked: str | None = None) -> StepView:
     """`checked`: the run's verification, for a record older than the `checked` badge."""
-    view = StepView(index=step.index, title=step.title, status=step.status)
+    view = StepView(index=step.index, title=step.title, status=step.status, carried_over=step.carried_over)
     if step.status == Step.RELEASED:
         view.badge, view.warnings = verification.shown_badge(step.badge, checked), list(step.warnings or [])
         html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))

@@ -1,4 +1,5 @@
-"""What a member does to a run from the chat: stop it, or run its task again."""
+"""What a member does to a run from the chat: stop it, run its task again, redo one of its steps,
+regenerate it, or edit its task and send it again (docs/working-loop.md)."""
 from __future__ import annotations
 
 from asgiref.sync import sync_to_async
@@ -14,7 +15,8 @@ from beyond_site.runs.access import require_run
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
-from beyond_site.runs.queue import ConversationDeleted, NotRetryable, may_stop, request_stop, run_again
+from beyond_site.runs.queue import (ConversationDeleted, NotRedoable, NotRetryable, edit_and_resend,
+                                    may_stop, redo, regenerate, request_stop, run_again)
 from beyond_site.workspaces import access
 
 
@@ -40,6 +42,8 @@ async def stop(request, slug, run_id):
     return HttpResponse(f'<button type="button" class="run-stop" data-action="stop" disabled>{label}</button>')
 
 
+#: The longest task a member may send (the composer, edit and resend).
+MAX_TASK_CHARS = 20_000
 ALREADY_AGAIN = "This run was already run again: the new run is further down."
 #: Run again's idempotency keys ("again-<run id>": one new run per run, whoever clicks); a
 #: submitted form's keys never start so (chat/views.py refuses one that does).
@@ -54,18 +58,13 @@ def again(request, slug, run_id):
     earlier = require_run(request, slug, run_id, access.WRITE)
     if earlier.retries.exists():
         return notice_only(request, ALREADY_AGAIN)
-    try:
-        # A run is run again once, whoever asks: a double click, or two members clicking at once,
-        # start one new run (a new run that fails has its own Run again).
-        run, created = run_again(earlier, user=request.user, idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}")
-    except (NotRetryable, ConversationDeleted) as exc:
-        return notice_only(request, str(exc))
-    except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
-        response = notice_only(request, f"Not started: {exc.message}")
-        response.status_code = 429
-        return response
-    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
-        return calibration_required(request, slug, exc.message)
+    # A run is run again once, whoever asks: a double click, or two members clicking at once,
+    # start one new run (a new run that fails has its own Run again).
+    started = _start(request, slug, lambda: run_again(earlier, user=request.user,
+                                                      idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}"))
+    if isinstance(started, HttpResponse):
+        return started
+    run, created = started
     if not request.htmx:
         return redirect("chat:conversation", slug, run.conversation_id)
     if not created:
@@ -74,3 +73,68 @@ def again(request, slug, run_id):
            "conversation": run.conversation, "exchange": {"text": run.task, "rv": run_view(run.pk)}}
     return render(request, "chat/_again.html", ctx)
 
+
+def _start(request, slug: str, start):
+    """`start()`'s (run, created), or the notice that says why nothing was started."""
+    try:
+        return start()
+    except (NotRetryable, NotRedoable, ConversationDeleted) as exc:
+        return notice_only(request, str(exc))
+    except BudgetRefused as exc:  # over one of the workspace's caps: nothing was created
+        response = notice_only(request, f"Not started: {exc.message}")
+        response.status_code = 429
+        return response
+    except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
+        return calibration_required(request, slug, exc.message)
+
+
+def _new_run(request, membership, start):
+    """Start a run with `start()` (a redo, a regeneration, an edited task) and answer with its
+    exchange, appended to the conversation; a refusal is a notice and nothing else changes."""
+    started = _start(request, membership.workspace.slug, start)
+    if isinstance(started, HttpResponse):
+        return started
+    run, _ = started
+    if not request.htmx:
+        return redirect("chat:conversation", membership.workspace.slug, run.conversation_id)
+    ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True,
+           "max_task_chars": MAX_TASK_CHARS, "conversation": run.conversation,
+           "exchange": {"text": run.message.text, "rv": run_view(run.pk), "last": True}}
+    return render(request, "chat/_new_run.html", ctx)
+
+
+@login_required
+@require_POST
+def redo_step(request, slug, run_id, index):
+    """Redo one released step of a finished run, with the member's optional instruction to its
+    executor: a new run in the same conversation that carries the other steps over."""
+    membership = access.require_membership(request, slug, access.WRITE)
+    earlier = require_run(request, slug, run_id, access.WRITE)
+    instruction = request.POST.get("instruction", "")
+    if "\x00" in instruction:
+        return notice_only(request, "The instruction holds a character that cannot be stored.")
+    return _new_run(request, membership, lambda: redo(earlier, index, user=request.user, instruction=instruction))
+
+
+@login_required
+@require_POST
+def regenerate_run(request, slug, run_id):
+    """Draft a completed run's task anew, as a new run in the same conversation."""
+    membership = access.require_membership(request, slug, access.WRITE)
+    earlier = require_run(request, slug, run_id, access.WRITE)
+    return _new_run(request, membership, lambda: regenerate(earlier, user=request.user))
+
+
+@login_required
+@require_POST
+def edit_task(request, slug, run_id):
+    """Send the conversation's last task again, edited, as a new run; the earlier one stays."""
+    membership = access.require_membership(request, slug, access.WRITE)
+    earlier = require_run(request, slug, run_id, access.WRITE)
+    task = request.POST.get("message", "").strip()
+    if "\x00" in task:
+        return notice_only(request, "The task holds a character that cannot be stored.")
+    if len(task) > MAX_TASK_CHARS:
+        return notice_only(request, f"This task is {len(task):,} characters long; a task is at most "
+                                    f"{MAX_TASK_CHARS:,}. Nothing was sent.")
+    return _new_run(request, membership, lambda: edit_and_resend(earlier, task, user=request.user))

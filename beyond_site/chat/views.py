@@ -24,7 +24,7 @@ from beyond_site.chat.conversations import first_page_change, page_number, searc
 from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.chat.saved_tasks import picker_tasks
-from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX
+from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX, MAX_TASK_CHARS
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
@@ -40,7 +40,6 @@ from beyond_site.workspaces.conversations import may_manage_conversation
 from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, receive_file
 from beyond_site.workspaces.reading import READ_TASK
 
-MAX_TASK_CHARS = 20_000
 EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
 
 
@@ -73,6 +72,8 @@ def _exchanges(conversation: Conversation | None, before: Message | None = None)
     run_ids = dict(Run.objects.filter(message__in=page).values_list("message_id", "id"))
     views = run_views(run_ids.values())
     items = [{"text": m.text, "rv": views.get(run_ids.get(m.pk))} for m in page]
+    if before is None and items:
+        items[-1]["last"] = True  # the conversation's last task: it may be edited and sent again
     return items, earlier
 
 
@@ -209,7 +210,7 @@ def send(request, slug):
     first_exchange = created and not conversation.messages.exclude(pk=run.message_id).exists()
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
                first_exchange=first_exchange,
-               exchange={"text": run.task, "rv": queued_view(run)} if created else None,
+               exchange={"text": run.task, "rv": queued_view(run), "last": True} if created else None,
                sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
     response = render(request, "chat/_sent.html", ctx)
     response["HX-Push-Url"] = url

@@ -101,6 +101,12 @@ def _fingerprint(*values: Any) -> str:
     return hashlib.sha256(canonical_json(as_read_back(list(values)))).hexdigest()
 
 
+def _step_fingerprint(status, badge, content, warnings, at, carried_over: bool) -> str:
+    """A released step as its event records it; a redo's carried-over step says so too (a step
+    marked carried over, or unmarked, behind the application's back no longer matches)."""
+    return _fingerprint(status, badge, content, warnings, at, *(("carried over",) if carried_over else ()))
+
+
 def _cut(value: str | None, length: int) -> str | None:
     return value[:length] if value else value
 
@@ -155,7 +161,8 @@ class _Expected:
         elif type_ == ev.MODEL_CALL:
             self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
         elif type_ == ev.STEP_RELEASED:
-            self.released[p.step] = (seq, _fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at))
+            self.released[p.step] = (seq, _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at,
+                                                            p.carried_over))
             self.checkers.append(step_checker(p.checked_by, self.topology))
         elif type_ == ev.BRIEF_READY:
             self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
@@ -274,10 +281,11 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
         contexts_seen.clear()
     contexts_seen.update(context_shas)
 
-    steps = {index: (title, spec, _fingerprint(status, badge, content, warnings, released_at), status, content)
-             for index, title, spec, status, badge, content, warnings, released_at in Step.objects.filter(
+    steps = {index: (title, spec, _step_fingerprint(status, badge, content, warnings, released_at, carried),
+                     status, content)
+             for index, title, spec, status, badge, content, warnings, released_at, carried in Step.objects.filter(
                  run_id=run.pk).values_list("index", "title", "content_spec", "status", "badge", "content",
-                                            "warnings", "released_at")}
+                                            "warnings", "released_at", "carried_over")}
     _compare(report, "the release of step", expected.released,
              {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
     _compare(report, "the unsourced specifics of step", _specifics_of_released(expected),

@@ -49,6 +49,17 @@ class Run(models.Model):
     message = models.OneToOneField("workspaces.Message", models.PROTECT, null=True, blank=True, related_name="run")
     #: "Run again": the earlier run of the same task that this one retries (it stays on record).
     retry_of = models.ForeignKey("self", models.PROTECT, null=True, blank=True, related_name="retries")
+    # The lineage of a document's versions (docs/working-loop.md); every earlier run stays on record.
+    #: "Redo a step": the finished run whose step `redo_step` this run rendered and inspected anew,
+    #: carrying its other steps over; `redo_instruction` is what the member told that step's
+    #: executor ("" for nothing; the verifier never sees it).
+    redo_of = models.ForeignKey("self", models.PROTECT, null=True, blank=True, related_name="redos")
+    redo_step = models.PositiveIntegerField(null=True, blank=True)
+    redo_instruction = models.TextField(blank=True, default="")
+    #: "Regenerate": the completed run whose task this run drafts anew.
+    regenerates = models.ForeignKey("self", models.PROTECT, null=True, blank=True, related_name="regenerations")
+    #: "Edit and resend": the run whose task (the conversation's last) this run's edited task replaces.
+    edited_from = models.ForeignKey("self", models.PROTECT, null=True, blank=True, related_name="edits")
     task = models.TextField()
     status = models.CharField(max_length=12, choices=STATUSES, default=QUEUED, db_index=True)
     halt_reason = models.TextField(null=True, blank=True)
@@ -152,6 +163,8 @@ class Step(models.Model):
     #: (a run from before the reading, or a reading that failed). Advisory: never a verdict.
     unsourced = models.JSONField(null=True, blank=True)
     sources = models.JSONField(null=True, blank=True)
+    #: A redo's step released as the earlier run (`run.redo_of`) released it, not inspected again.
+    carried_over = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["run_id", "index"]

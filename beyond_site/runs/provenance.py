@@ -3,9 +3,10 @@
 Every run's record opens with a `run_requested` event (pipeline.events.RunRequested), written by
 the recorder as the first event of the run's chain: the task, who started it (id, and username as
 it was then), its conversation and message (with the message's text), the models per role, the
-offline and web-research flags, the run it retries and its verifier's trust status (runs/trust.py).
-A final event recorded after a member
-asked to stop the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
+offline and web-research flags, its verifier's trust status (runs/trust.py), and the earlier run
+it follows on from (the run it retries, the step it redoes with the member's instruction, the run
+it regenerates, the run whose task it edits). A final event recorded after a member asked to stop
+the run names who did (`stopped_by`, beside the event's own fields). `beyond_audit
 verify` holds the run's columns, its message and its stopper to these events (`problems`), so a
 run re-attributed, moved, or re-worded behind the application's back is caught like an edited
 draft.
@@ -38,7 +39,15 @@ def request_event(run: Run) -> Event:
     return Event(ev.RunRequested(
         task=run.task, requested_by=person(run.created_by_id, run.created_by_name),
         conversation=run.conversation_id, message=run.message_id, message_text=text, topology=run.topology,
-        offline=run.offline, research=run.research, retry_of=run.retry_of_id, verifier_trust=run.verifier_trust))
+        offline=run.offline, research=run.research, retry_of=run.retry_of_id, verifier_trust=run.verifier_trust,
+        redo_of=redo_of(run), regenerates=run.regenerates_id, edited_from=run.edited_from_id))
+
+
+def redo_of(run: Run) -> dict | None:
+    """A redo's link as its record gives it: the earlier run, the step redone, the instruction."""
+    if run.redo_of_id is None:
+        return None
+    return {"run": run.redo_of_id, "step": run.redo_step, "instruction": run.redo_instruction}
 
 
 def name_the_stopper(events: list[Event], datas: list[dict], stopper: dict | None) -> None:
@@ -77,9 +86,12 @@ class Provenance:
         scrubbed as they were recorded (runs/scrubbing.py: a scripted file is named by its file name),
         so the columns are scrubbed the same way before they are compared."""
         (task, user_id, username, conversation, message, topology, offline, research, retry_of,
-         stopped_by, trust) = Run.objects.filter(pk=run_id).values_list(
+         stopped_by, trust, redone, redo_step, instruction, regenerates, edited_from) = Run.objects.filter(
+            pk=run_id).values_list(
             "task", "created_by_id", "created_by_name", "conversation_id", "message_id", "topology", "offline",
-            "research", "retry_of_id", "stopped_by_id", "verifier_trust").get()
+            "research", "retry_of_id", "stopped_by_id", "verifier_trust", "redo_of_id", "redo_step",
+            "redo_instruction", "regenerates_id", "edited_from_id").get()
+        redo = None if redone is None else {"run": redone, "step": redo_step, "instruction": instruction}
         scrubbed = Scrubber(topology).data
         if self.requested is None:
             if self.started is None:
@@ -103,6 +115,9 @@ class Provenance:
             ("the run's web research flag", research, asked.research),
             ("the run it retries", retry_of, asked.retry_of),
             ("the run's verifier trust status", scrubbed(trust), asked.verifier_trust),
+            ("the step it redoes", scrubbed(redo), asked.redo_of),
+            ("the run it regenerates", regenerates, asked.regenerates),
+            ("the run whose task it edits", edited_from, asked.edited_from),
         )
         problems = [f"{what} does not match event {seq}" for what, stored, recorded in checks if stored != recorded]
         stop_seq, stopper = self.stopped or (None, None)

@@ -57,7 +57,8 @@ def conversation_title(task: str) -> str:
 
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,
               topology: Topology | None = None, idempotency_key: str | None = None,
-              research: bool = False, run_here: bool = False, retry_of: Run | None = None) -> tuple[Run, bool]:
+              research: bool = False, run_here: bool = False, retry_of: Run | None = None,
+              message_text: str | None = None, **lineage) -> tuple[Run, bool]:
     """Queue a run for `task` as a new message of `conversation` (a new conversation when None);
     returns (run, created). A replayed submission (the same idempotency key) creates nothing and
     returns the run that key already started, in that run's own conversation. A submission over
@@ -68,7 +69,11 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     The run is executed off the request (`jobs.defer`), unless the caller executes it itself
     (`run_here`, as `beyond_run` does). Where this process executes deferred work itself (the
     embedded server), the run is created already claimed by it: under a burst of submissions, a
-    separate claim would wait behind every other run's writes (docs/architecture.md)."""
+    separate claim would wait behind every other run's writes (docs/architecture.md).
+
+    `message_text`: the member's message when it is not the task itself (a redo's "Redo step 2");
+    `lineage`: the earlier run this one follows on from (`redo_of`, `redo_step`, `redo_instruction`,
+    `regenerates`, `edited_from`: docs/working-loop.md)."""
     task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
     if idempotency_key:
         existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
@@ -92,11 +97,12 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
                     # A conversation started by an upload takes its first task's name.
                     conversation.title = conversation_title(task)
                 conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
-            message = Message.objects.create(conversation=conversation, text=task, author=user)
+            message = Message.objects.create(conversation=conversation, text=message_text or task, author=user)
             run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
                                      offline=any(topo.role(r).provider == "offline" for r in ROLES),
-                                     research=research, retry_of=retry_of, verifier_trust=trust, **claimed)
+                                     research=research, retry_of=retry_of, verifier_trust=trust, **lineage,
+                                     **claimed)
             if not run_here:
                 jobs.defer(RUN_TASK, run_id=run.pk)
     except IntegrityError:
@@ -113,8 +119,77 @@ def run_again(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Ru
     """The same task as a new run in the same conversation, linked to `run` (which stays on record)."""
     if run.status not in Run.RETRYABLE:
         raise NotRetryable("Only a run that failed, halted or was stopped can be run again.")
+    if run.redo_of_id is not None:  # a redo that did not complete is redone again, not planned anew
+        return redo(run.redo_of, run.redo_step, user=user, instruction=run.redo_instruction,
+                    idempotency_key=idempotency_key, retry_of=run)
     return start_run(run.workspace, run.task, user=user, conversation=run.conversation, retry_of=run,
                      research=run.research, idempotency_key=idempotency_key)
+
+
+class NotRedoable(ValueError):
+    """This step of this run cannot be redone, regenerated or edited: the message says why."""
+
+
+#: A redo's instruction to the executor, at most (the form and `beyond_run` say so up front).
+INSTRUCTION_CHARS = 2000
+
+
+def redo_message(step: int, title: str, instruction: str) -> str:
+    """What the conversation shows (and later runs see) of a redo: which step, and the instruction."""
+    text = f"Redo step {step} ({title})"
+    return f"{text}: {instruction}" if instruction else text
+
+
+def redo(run: Run, step: int, *, user=None, instruction: str = "", idempotency_key: str | None = None,
+         run_here: bool = False, topology: Topology | None = None, retry_of: Run | None = None) -> tuple[Run, bool]:
+    """Redo step `step` of the finished run `run` (docs/working-loop.md): a new run in the same
+    conversation, with `run`'s task and brief, that renders and inspects that step anew (the
+    executor told `instruction`) and carries the other steps over. `run` stays as it is."""
+    instruction = " ".join(without_bidi_controls(instruction or "").split())
+    if len(instruction) > INSTRUCTION_CHARS:
+        raise NotRedoable(f"The instruction is too long: {INSTRUCTION_CHARS} characters at most.")
+    if run.status not in Run.FINISHED:
+        raise NotRedoable(f"Run {run.pk} has not finished: wait for it, or stop it, before redoing a step.")
+    target = run.steps.filter(index=step).first()
+    if target is None or not run.brief:
+        count = run.steps.count()
+        raise NotRedoable(f"Run {run.pk} has no step {step}" + (f" (its steps are 1 to {count})." if count else "."))
+    if target.status != target.RELEASED:
+        raise NotRedoable(f"Step {step} of run {run.pk} was not released: only a released step can be redone "
+                          "(run the task again instead).")
+    if run.conversation is None:
+        raise NotRedoable(f"Run {run.pk} belongs to no conversation: there is no document to redo a step of.")
+    return start_run(run.workspace, run.task, user=user, conversation=run.conversation, research=run.research,
+                     topology=topology, idempotency_key=idempotency_key, run_here=run_here, retry_of=retry_of,
+                     message_text=redo_message(step, target.title, instruction),
+                     redo_of=run, redo_step=step, redo_instruction=instruction)
+
+
+def regenerate(run: Run, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
+    """Draft a completed run's task anew, as a new run in the same conversation (`run` stays)."""
+    if run.status != Run.COMPLETED:
+        raise NotRedoable("Only a completed run can be regenerated (a run that did not complete has Run again).")
+    return start_run(run.workspace, run.task, user=user, conversation=run.conversation, research=run.research,
+                     idempotency_key=idempotency_key, regenerates=run)
+
+
+def last_run(conversation) -> Run | None:
+    """The run of the conversation's last message (None when that message started no run)."""
+    message = conversation.messages.order_by("-created_at", "-id").first()
+    return Run.objects.filter(message=message).first() if message is not None else None
+
+
+def edit_and_resend(run: Run, task: str, *, user, idempotency_key: str | None = None) -> tuple[Run, bool]:
+    """The conversation's last task, edited, as a new run; `run` (the one it asked for) stays on
+    record, linked from the new one."""
+    if not task.strip():
+        raise NotRedoable("The edited task is empty.")
+    if run.conversation is None or (last := last_run(run.conversation)) is None or last.pk != run.pk:
+        raise NotRedoable("Only the conversation's last task can be edited and sent again.")
+    if run.status not in Run.FINISHED:
+        raise NotRedoable("This task's run has not finished: wait for it, or stop it, before editing the task.")
+    return start_run(run.workspace, task, user=user, conversation=run.conversation, research=run.research,
+                     idempotency_key=idempotency_key, edited_from=run)
 
 
 def _claimed_fields(owner: str, *, leased: bool = True) -> dict:

@@ -51,7 +51,7 @@ _LEASED = Prepared(lambda: Run.objects.select_for_update().filter(
 _STEP_IDS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).values_list("index", "pk"))
 _RELEASE = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"), status=Step.PENDING),
                           status=Step.RELEASED, badge=Param("badge"), content=Param("content"),
-                          warnings=Param("warnings"), released_at=Param("at"))
+                          warnings=Param("warnings"), released_at=Param("at"), carried_over=Param("carried_over"))
 _STEP_SPECIFICS = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"),
                                                              status=Step.RELEASED),
                                   unsourced=Param("unsourced"), sources=Param("sources"))
@@ -260,7 +260,7 @@ class EventRecorder:
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
         changed = _RELEASE(run_id=self.run.pk, index=p.step, badge=p.badge, content=p.content, warnings=p.warnings,
-                           at=row.at)
+                           at=row.at, carried_over=p.carried_over)
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
             raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
         verification = combined((self.verification, step_checker(p.checked_by, self.run.topology)))

@@ -23,7 +23,7 @@ from pipeline.checks import MechanicalChecks
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.frameworks import Pack
-from pipeline.orchestrator import Orchestrator, Research, RunSettings
+from pipeline.orchestrator import Orchestrator, Redo, Research, RunSettings
 from pipeline.providers import close_all
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.topology import parse_topology
@@ -36,6 +36,7 @@ from beyond_site.runs.bells import ring_doorbell, stop_group
 from beyond_site.runs.budgets import run_budget
 from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
+from beyond_site.runs.redo import redo_plan
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, reap_stale_runs
 from beyond_site.runs.recorder import (FINAL_STATUS, START_READS, EventRecorder, RecordRefused, Recorded,
                                        files_still_reading, run_to_start, stop_reason)
@@ -65,6 +66,8 @@ class Starting(NamedTuple):
     budget: Budget
     #: Files in the run's scope still being read (workspaces/reading.py): the run waits for them.
     unread: list[str]
+    #: A redo's earlier run, as plain data (runs/redo.py); None for every other run.
+    redo: Redo | None = None
 
 
 def starting(run_id: int, run: Run | None = None) -> Starting:
@@ -77,7 +80,7 @@ def starting(run_id: int, run: Run | None = None) -> Starting:
     imported = imported_packs()  # read once, for the context and for the mechanical checks
     return Starting(run, assemble_context(run, imported=imported, reads=START_READS),
                     enabled_imported_packs(run.workspace, imported), run_budget(run.workspace),
-                    files_still_reading(run.workspace_id, run.conversation_id))
+                    files_still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
 
 
 async def _when_files_are_read(start: Starting) -> Starting:
@@ -154,11 +157,11 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         start = start if start is not None else await db(starting)(run_id)
         if start.unread:
             start = await _when_files_are_read(start)
-        run, ctx, packs, budget, _ = start
+        run, ctx, packs, budget, _, redo = start
         record.run = run
         topology = parse_topology(run.topology)
         checks = MechanicalChecks(packs)
-        research = research_plan() if run.research else None
+        research = research_plan() if run.research and redo is None else None  # a redo keeps its brief
         providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
@@ -168,7 +171,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
 
     orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
         concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research,
-        budget=budget))
+        budget=budget, redo=redo))
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.event_batches()) as batches:

@@ -26,6 +26,9 @@ def step_dict(step: Step) -> dict:
         "unsourced": list(step.unsourced or []) if released else [],
         "sources": list(step.sources or []) if released else [],
         "specifics_read": released and step.unsourced is not None,
+        # A redo's step released as the earlier run released it, not inspected again (its attempts
+        # and verdicts are that run's: `run.redo_of`).
+        "carried_over": step.carried_over,
         "attempts": [
             {
                 "attempt": a.attempt,
@@ -81,6 +84,12 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "offline": run.offline,
             "warnings": list(run.warnings or []),
             "unsourced_count": run.unsourced_count,
+            # The earlier run it follows on from (docs/working-loop.md); null when none.
+            "redo_of": {"run": run.redo_of_id, "step": run.redo_step, "instruction": run.redo_instruction}
+            if run.redo_of_id else None,
+            "retry_of": run.retry_of_id,
+            "regenerates": run.regenerates_id,
+            "edited_from": run.edited_from_id,
             "created_at": iso(run.created_at),
             "finished_at": iso(run.finished_at) if run.finished_at else None,
         },

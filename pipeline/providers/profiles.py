@@ -123,10 +123,14 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
     ),
     EndpointProfile(
         name="llama-cpp-python",
-        description="llama-cpp-python's server (not llama.cpp's): schema inside json_object, one request "
-                    "at a time.",
+        description="llama-cpp-python's server (not llama.cpp's): schema inside json_object, not streamed, "
+                    "one request at a time.",
         structured_output="json_object_with_schema",
         effort_field=None,
+        # Its streams carry no usage (stream_options is ignored), so a streamed call would be
+        # recorded with no token counts; and a second request cuts a running stream short (or,
+        # on the machines here, hangs the server), while a request not streamed just waits its turn.
+        stream=False,
         stream_usage=False,
         concurrency=1,
         limit_per="server",

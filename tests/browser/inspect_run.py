@@ -23,8 +23,11 @@ def main(run_id: int) -> None:
         "status": run.status,
         "conversation": run.conversation_id,
         "retry_of": run.retry_of_id,
+        "redo_of": run.redo_of_id, "redo_step": run.redo_step, "regenerates": run.regenerates_id,
+        "edited_from": run.edited_from_id, "task": run.task,
         "stop_requested_at": run.stop_requested_at.isoformat() if run.stop_requested_at else None,
-        "steps": [{"index": s.index, "status": s.status, "title": s.title, "content": s.content}
+        "steps": [{"index": s.index, "status": s.status, "title": s.title, "content": s.content,
+                   "badge": s.badge, "carried_over": s.carried_over}
                   for s in run.steps.order_by("index")],
         "calls": [{"role": c.role, "step": c.step_index, "error": c.error, "created_at": c.created_at.isoformat(),
                    "given": "\n".join(m["content"] for m in context_messages(c.context)) if c.context_id else ""}

@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.providers import close_all
@@ -18,8 +19,9 @@ from beyond_site.runs.trust import CalibrationRequired, sentence as trust_senten
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.lib.runners import runner_identity
-from beyond_site.runs.queue import claim_run, resolve_topology, start_run
+from beyond_site.runs.queue import NotRedoable, claim_run, redo, resolve_topology, start_run
 from beyond_site.runs.runner import execute_run
+from beyond_site.workspaces.access import WRITE, allows, membership_for
 from beyond_site.workspaces.models import Workspace
 
 
@@ -27,8 +29,8 @@ class Command(BaseCommand):
     help = "Run one task through the pipeline and print the run trace."
 
     def add_arguments(self, parser):
-        parser.add_argument("--workspace", required=True, help="workspace slug")
-        parser.add_argument("--task", required=True, help="the task, as a user would type it")
+        parser.add_argument("--workspace", help="workspace slug (not with --redo: the run's own)")
+        parser.add_argument("--task", help="the task, as a user would type it (not with --redo)")
         source = parser.add_mutually_exclusive_group()
         source.add_argument("--provider", help="offline | scripted:PATH | openrouter:MODEL | openai:MODEL@BASE_URL")
         source.add_argument("--topology", help="topology JSON: model, provider and effort per role")
@@ -36,8 +38,19 @@ class Command(BaseCommand):
                             help="join RUN_ID's conversation, as a follow-up message in the chat does")
         parser.add_argument("--research", action="store_true", help="do web research before the brief (BEYOND_SEARCH)")
         parser.add_argument("--json", action="store_true", help="print the run trace as JSON")
+        parser.add_argument("--redo", type=int, metavar="RUN_ID",
+                            help="redo one released step of the finished run RUN_ID (with --step)")
+        parser.add_argument("--step", type=int, metavar="K", help="the step to redo")
+        parser.add_argument("--instruction", default="", help="with --redo: what the step's executor is told "
+                                                               "(the verifier never sees it)")
+        parser.add_argument("--user", metavar="USERNAME", help="with --redo: start it as this member, who must "
+                                                               "be allowed to start runs in the workspace")
 
     def handle(self, *args, **opts):
+        if opts["redo"] is not None or opts["step"] is not None:
+            return self._redo(opts)
+        if not opts["workspace"] or opts["task"] is None:
+            raise CommandError("--workspace and --task are required (or --redo RUN_ID --step K)")
         workspace = Workspace.objects.filter(slug=opts["workspace"]).first()
         if workspace is None:
             raise CommandError(f"unknown workspace {opts['workspace']!r} (create it with beyond_workspace create)")
@@ -53,30 +66,47 @@ class Command(BaseCommand):
                 raise CommandError(f"run {earlier.pk}'s conversation was deleted; start a new one")
         if opts["research"] and not search_setting(os.environ).configured:
             raise CommandError(search_setting(os.environ).message)
-        # A topology given here is the operator's own choice (its endpoints may be local); the
-        # workspace's own topology connects through the guarded transport, as in the chat.
-        operator_topology = opts["provider"] is not None or opts["topology"] is not None
-        try:
-            if opts["provider"] is not None:
-                topology = parse_shorthand(opts["provider"])
-            elif opts["topology"] is not None:  # an empty --topology is an error, not "use the default"
-                topology = parse_topology(opts["topology"])
-            else:
-                topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER
-            # Building the providers checks what would otherwise fail the run at its start: a
-            # malformed scripted file, a missing API key. Those are bad arguments, said up front.
-            asyncio.run(close_all(role_providers(topology, operator_topology=operator_topology)))
-        except (TopologyError, ScriptError) as exc:
-            raise CommandError(str(exc)) from None
-
+        topology, operator_topology = _topology(opts, workspace)
         try:
             run, _ = start_run(workspace, opts["task"], topology=topology, conversation=conversation,
                                research=opts["research"], run_here=True)
         except BudgetRefused as exc:  # over a cap of the workspace's budget: no run was created
             raise CommandError(str(exc)) from None
         except CalibrationRequired as exc:  # the workspace requires a calibration: no run was created
-            raise CommandError(f"{exc} Calibrate it with manage.py beyond_calibrate --workspace {workspace.slug}, "
-                               f"or on the Calibration page (/w/{workspace.slug}/calibration/).") from None
+            raise _calibration_error(exc, workspace) from None
+        self._execute_and_print(run, operator_topology, opts)
+
+    def _redo(self, opts):
+        """`--redo RUN_ID --step K`: redo step K of a finished run (docs/working-loop.md)."""
+        if opts["redo"] is None or opts["step"] is None:
+            raise CommandError("--redo RUN_ID and --step K go together")
+        if opts["task"] is not None or opts["follow_up"] is not None or opts["research"]:
+            raise CommandError("--redo takes the earlier run's task, conversation and research: "
+                               "no --task, --follow-up or --research")
+        earlier = Run.objects.filter(pk=opts["redo"]).select_related("workspace", "conversation").first()
+        if earlier is None or (opts["workspace"] and earlier.workspace.slug != opts["workspace"]):
+            raise CommandError(f"no run {opts['redo']}" + (f" in workspace {opts['workspace']!r}" if opts["workspace"] else ""))
+        user = None
+        if opts["user"]:
+            user = get_user_model().objects.filter(is_active=True, **{get_user_model().USERNAME_FIELD: opts["user"]}).first()
+            membership = membership_for(user, earlier.workspace.slug) if user is not None else None
+            if not allows(membership, WRITE):
+                raise CommandError(f"{opts['user']!r} may not start runs in workspace {earlier.workspace.slug!r}")
+        if earlier.conversation is not None and earlier.conversation.deleted_at is not None:
+            raise CommandError(f"run {earlier.pk}'s conversation was deleted")
+        topology, operator_topology = _topology(opts, earlier.workspace)
+        try:
+            run, _ = redo(earlier, opts["step"], user=user, instruction=opts["instruction"], run_here=True,
+                          topology=topology)
+        except NotRedoable as exc:
+            raise CommandError(str(exc)) from None
+        except BudgetRefused as exc:
+            raise CommandError(str(exc)) from None
+        except CalibrationRequired as exc:
+            raise _calibration_error(exc, earlier.workspace) from None
+        self._execute_and_print(run, operator_topology, opts)
+
+    def _execute_and_print(self, run: Run, operator_topology: bool, opts) -> None:
         owner = f"{runner_identity()}/cli"
         if not claim_run(run.pk, owner):
             raise CommandError(f"run {run.pk} was claimed by another runner")
@@ -89,9 +119,37 @@ class Command(BaseCommand):
             self.stdout.write(format_trace(trace))
 
 
+def _calibration_error(exc: CalibrationRequired, workspace: Workspace) -> CommandError:
+    """The workspace requires a calibration its verifier lacks: no run was created."""
+    return CommandError(f"{exc} Calibrate it with manage.py beyond_calibrate --workspace {workspace.slug}, "
+                        f"or on the Calibration page (/w/{workspace.slug}/calibration/).")
+
+
+def _topology(opts, workspace: Workspace):
+    """The run's topology, and whether the operator chose it here."""
+    # A topology given here is the operator's own choice (its endpoints may be local); the
+    # workspace's own topology connects through the guarded transport, as in the chat.
+    operator_topology = opts["provider"] is not None or opts["topology"] is not None
+    try:
+        if opts["provider"] is not None:
+            topology = parse_shorthand(opts["provider"])
+        elif opts["topology"] is not None:  # an empty --topology is an error, not "use the default"
+            topology = parse_topology(opts["topology"])
+        else:
+            topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER
+        # Building the providers checks what would otherwise fail the run at its start: a
+        # malformed scripted file, a missing API key. Those are bad arguments, said up front.
+        asyncio.run(close_all(role_providers(topology, operator_topology=operator_topology)))
+    except (TopologyError, ScriptError) as exc:
+        raise CommandError(str(exc)) from None
+    return topology, operator_topology
+
+
 def format_trace(trace: dict) -> str:
     run = trace["run"]
     lines = [f"Run {run['id']}: {run['status']}" + (f" ({run['halt_reason']})" if run["halt_reason"] else "")]
+    if run.get("redo_of"):
+        lines.append(f"Redo of step {run['redo_of']['step']} of run {run['redo_of']['run']}")
     if run.get("decline_reason"):  # a declined run: its planner's reason is the whole answer
         lines.append(f"Declined: {run['decline_reason']}")
     if run.get("verification"):
@@ -100,7 +158,8 @@ def format_trace(trace: dict) -> str:
         lines.append(trust_sentence(run["verifier_trust"]))
     for step in trace["steps"]:
         badge = step["badge"] or step["status"]
-        lines.append(f"\n## Step {step['index']}: {step['title']}  [{badge}]")
+        carried = f", carried over from run {run['redo_of']['run']}" if step.get("carried_over") else ""
+        lines.append(f"\n## Step {step['index']}: {step['title']}  [{badge}{carried}]")
         for warning in step["warnings"]:
             lines.append(f"! {warning}")
         if step["content"]:

@@ -1,0 +1,40 @@
+"""`beyond_calibrate` on a real model: a report under both contracts, with the unparseable rate and
+the catch rates, saved as it goes. A small sample (docs/calibration.md has the figures of a full
+one); what the model judged is not asserted, only that every figure is there and adds up."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+
+from beyond_site.calibration.models import CalibrationReport, CalibrationResult
+from tests.realmodel.rules import MODEL, topology
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DRAFTS = 4
+
+
+def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, model_server):
+    out, err = io.StringIO(), io.StringIO()
+    roles = topology(model_server)
+    roles["verifier"]["max_tokens"] = 160
+    call_command("beyond_calibrate", "--workspace", "acme", "--topology", json.dumps(roles), "--contract", "both",
+                 "--drafts", str(DRAFTS), "--workspace-drafts", "0", "--json", stdout=out, stderr=err)
+    document = json.loads(out.getvalue())
+    assert set(document["contracts"]) == {"narrow", "widened"}
+    for contract in document["contracts"].values():
+        clean, unparseable = contract["clean"], contract["unparseable"]
+        caught = sum(v["n"] for v in contract["violations"].values())
+        assert unparseable["n"] + clean["n"] + caught == DRAFTS  # every draft asked once, and counted once
+        assert 0 <= unparseable["rate"] <= 1
+        if clean["n"]:
+            assert 0 <= clean["rate"] <= 1 and clean["ci95"][0] <= clean["rate"] <= clean["ci95"][1]
+        for violation in contract["violations"].values():
+            assert 0 <= violation["caught"] <= violation["n"]
+    report = CalibrationReport.objects.get()
+    assert report.status == CalibrationReport.COMPLETED and MODEL in report.verifier
+    results = CalibrationResult.objects.filter(report=report)
+    assert results.count() == 2 * DRAFTS
