@@ -3,7 +3,9 @@
 Building and compiling a query costs Django a few hundred microseconds, where SQLite answers it in
 a few dozen. Two paths run at every event of every run, and there the building was most of the
 work: the recorder's batch (`runs/recorder.py`) and the websocket's tail of a live page
-(`chat/fragments.py`), the only users (bench/README.md, "Throughput"; everywhere else, querysets).
+(`chat/fragments.py`), the only users, the recorder's module also holding the reads of a run's
+start, which every submission waits for (bench/README.md, "Throughput" and "Issue 30's regression
+at 100 runs"; everywhere else, querysets).
 A prepared query is written with the ORM as usual, with `Param("name")` where a value changes from
 call to call. It is compiled once per database alias, on first use (or as the process warms up:
 `compile_all`), and then runs its SQL with the new values through a cursor: the same SQL the ORM
