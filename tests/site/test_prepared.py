@@ -223,3 +223,44 @@ def test_without_returning_rows_the_keys_come_one_insert_at_a_time(runs, monkeyp
     rows = [{"run_id": mine.pk, "index": i, "title": f"P{i}", "content_spec": "S"} for i in (1, 2, 3)]
     ids = insert_rows(Step, rows, returning=True)
     assert [Step.objects.get(pk=pk).index for pk in ids] == [1, 2, 3]
+
+
+def test_a_run_start_reads_through_its_prepared_queries_what_the_querysets_read(runs):
+    """runs/recorder.py's prepared forms of the start's reads (`START_READS`, `run_to_start`,
+    `files_still_reading`) against the querysets of runs/context.py and workspaces/reading.py."""
+    from beyond_site.runs import context, recorder
+    from beyond_site.workspaces.models import Conversation, Document, Memory, Message, WorkspaceBudget
+    from beyond_site.workspaces.reading import still_reading
+
+    alice, mine, theirs, _ = runs
+    acme = mine.workspace
+    chat = Conversation.objects.create(workspace=acme, title="Chat", created_by=alice)
+    other = Conversation.objects.create(workspace=acme, title="Other", created_by=alice)
+    for text in ("first", "second"):
+        Memory.objects.create(workspace=acme, text=f"memory {text}")
+        Message.objects.create(conversation=chat, text=text, author=alice)
+    until = Message.objects.filter(conversation=chat).order_by("id")[0].created_at
+    file = {"kind": "text", "mime": "text/plain", "size": 1, "text": "x"}
+    for n, (scope, status) in enumerate([(None, Document.READY), (chat, Document.READY), (other, Document.READY),
+                                         (None, Document.READING), (chat, Document.READING), (other, Document.READING)]):
+        Document.objects.create(workspace=acme, conversation=scope, name=f"f{n}.txt", sha256=f"s{n}", status=status, **file)
+    WorkspaceBudget.objects.create(workspace=acme, max_tokens_per_run=1000)
+
+    reads, querysets = recorder.START_READS, context.Reads()
+    assert reads.memories(acme.pk) == list(querysets.memories(acme.pk)) and len(reads.memories(acme.pk)) == 2
+    for moment in (until, timezone.now()):
+        assert reads.messages(chat.pk, moment) == list(querysets.messages(chat.pk, moment))
+    assert len(reads.messages(chat.pk, until)) == 1
+    assert sorted(reads.documents(acme.pk, chat.pk)) == sorted(querysets.documents(acme.pk, chat.pk))
+    assert sorted(name for _, name, _, _ in reads.documents(acme.pk, chat.pk)) == ["f0.txt", "f1.txt"]
+    for conversation in (chat.pk, None):
+        assert recorder.files_still_reading(acme.pk, conversation) == still_reading(acme.pk, conversation)
+    assert recorder.files_still_reading(acme.pk, chat.pk) == ["f3.txt", "f4.txt"]
+
+    for run in (mine, theirs):
+        got, want = recorder.run_to_start(run.pk), Run.objects.select_related("workspace__budget").get(pk=run.pk)
+        with CaptureQueriesContext(connection) as queries:
+            assert (got.workspace.slug, getattr(got.workspace, "budget", None)) == (
+                want.workspace.slug, getattr(want.workspace, "budget", None))
+        assert len(queries) == 0  # the workspace and its budget (or none) came with the row
+    assert recorder.run_to_start(theirs.pk + 1000) is None
