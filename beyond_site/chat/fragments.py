@@ -13,10 +13,13 @@ from django.conf import settings
 from django.template import engines
 
 from pipeline import events as ev
-from beyond_site.chat.presenting import PROGRESS_TYPES, RunView, changed_steps, recap_changed, run_view, tail_view
+from django.db.models import Exists, OuterRef
+
+from beyond_site.chat.presenting import (PROGRESS_TYPES, RunRead, RunView, changed_steps, recap_changed, run_view,
+                                         tail_view)
 from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.access import LIVE_FIELDS, readable_run
-from beyond_site.runs.models import Run, RunEvent
+from beyond_site.runs.models import Run, RunEvent, Step
 
 Pushed = tuple[str, int, bool]
 
@@ -29,6 +32,27 @@ _EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"),
 _TAIL = Prepared(lambda: RunEvent.objects.filter(
     run_id=Param("run_id"), seq__gt=Param("after"), run__workspace__memberships__user_id=Param("user_id"))
     .order_by("seq").values_list("seq", "type", "data", *(f"run__{name}" for name in LIVE_FIELDS)))
+
+#: A run's whole view (presenting.py `run_view`), read at a page's snapshot, at the recap and at
+#: the run's end, and the steps every other tail reads: the pages' hottest reads after the tail's
+#: own (bench/README.md, "Before and after issue 30's restructure").
+_LAST_SEQ = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq")[:1])
+_RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("run_id"))
+                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).order_by()[:1])
+_STEPS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).order_by("index"))
+_MARKS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED))
+                  .order_by("seq").only("run_id", "type", "data"))
+_LATEST_PROGRESS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=PROGRESS_TYPES)
+                            .order_by("-seq").only("run_id", "seq", "type", "data")[:1])
+
+
+def _read_run(run_id: int) -> RunRead:
+    """What `run_view` reads, by the prepared queries above, in its order."""
+    last = _LAST_SEQ.first(run_id=run_id)
+    run = _RUN.instances(run_id=run_id)
+    steps, marks = _STEPS.instances(run_id=run_id), _MARKS.instances(run_id=run_id)
+    latest = _LATEST_PROGRESS.instances(run_id=run_id)
+    return RunRead(last[0] if last else None, run[0] if run else None, steps, marks, latest[0] if latest else None)
 
 
 class NewEvent(NamedTuple):
@@ -73,7 +97,7 @@ def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
 
 def snapshot(run_id: int) -> Pushed:
     """(fragments for the whole current state, last seq covered, finished?)."""
-    rv = run_view(run_id)
+    rv = run_view(run_id, _read_run)
     return _state(rv), rv.last_seq, rv.finished
 
 
@@ -93,7 +117,7 @@ def _since(run: Run, new: list[NewEvent]) -> Pushed:
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
     whole = types & WHOLE_RUN or run.research or recap_changed(new)
-    rv = run_view(run.pk) if whole else tail_view(run, new)
+    rv = run_view(run.pk, _read_run) if whole else tail_view(run, new, _STEPS.instances(run_id=run.pk))
     last = max(rv.last_seq, new[-1].seq)
     if rv.finished:
         return _render("chat/_run.html", rv), last, True

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db.models import Exists, Max, OuterRef, Subquery
 
@@ -273,26 +275,47 @@ def run_views(run_ids) -> dict[int, RunView]:
             for run_id in ids if run_id in runs}
 
 
-def run_view(run_id: int) -> RunView:
+def run_view(run_id: int, read: Callable[[int], RunRead] | None = None) -> RunView:
     """The whole current state of a run, from the database (the snapshot): a live page reads it at
-    its snapshot, at the recap and at the run's end, in a few small queries."""
-    events = RunEvent.objects.filter(run_id=run_id)
-    last = events.order_by("-seq").values_list("seq", flat=True).first()  # first, as in run_views
-    run = (Run.objects.select_related("workspace")
-           .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=run_id).first())
+    its snapshot, at the recap and at the run's end, in a few small queries. `read` reads them
+    (querysets unless given: the websocket's tail gives its prepared reads, chat/fragments.py)."""
+    found = (read or _read_run)(run_id)
+    run = found.run
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
     halts, sources = {}, []
-    steps = list(Step.objects.filter(run_id=run_id).order_by("index"))
-    for e in events.filter(type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED)).order_by("seq").only("run_id", "type", "data"):
+    for e in found.marks:
         if e.type == ev.STEP_HALTED:
             halts[e.payload.step] = e.payload.reason
         elif run.research:
-            sources = source_views(e.payload.items, run.brief, released_texts(steps))
-    latest = events.filter(type__in=PROGRESS_TYPES).order_by("-seq").only("run_id", "seq", "type", "data").first()
+            sources = source_views(e.payload.items, run.brief, released_texts(found.steps))
     document = document_versions([run])[run.pk] if run.is_finished else None
-    return _view(_RunRows(run=run, last_seq=last or 0, steps=steps, latest=latest, halts=halts, sources=sources),
-                 document)
+    return _view(_RunRows(run=run, last_seq=found.last_seq or 0, steps=found.steps, latest=found.latest, halts=halts,
+                          sources=sources), document)
+
+
+class RunRead(NamedTuple):
+    """What `run_view` reads of one run, in this order (the last seq first, as in `run_views`)."""
+
+    last_seq: int | None
+    #: with its workspace and `retried` (whether it was run again); None when there is no such run
+    run: Run | None
+    steps: list[Step]
+    #: the step_halted and evidence_collected events, by seq (type and data at least)
+    marks: list[RunEvent]
+    #: the last event that moves the progress line (type and data at least)
+    latest: RunEvent | None
+
+
+def _read_run(run_id: int) -> RunRead:
+    events = RunEvent.objects.filter(run_id=run_id)
+    last = events.order_by("-seq").values_list("seq", flat=True).first()
+    run = (Run.objects.select_related("workspace")
+           .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=run_id).first())
+    return RunRead(last, run, list(Step.objects.filter(run_id=run_id).order_by("index")),
+                   list(events.filter(type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED)).order_by("seq")
+                        .only("run_id", "type", "data")),
+                   events.filter(type__in=PROGRESS_TYPES).order_by("-seq").only("run_id", "seq", "type", "data").first())
 
 
 def changed_steps(new) -> set[int]:
@@ -307,14 +330,14 @@ def recap_changed(new) -> bool:
                or (e.type == ev.SPECIFICS_LISTED and e.data.get("step") is None) for e in new)
 
 
-def tail_view(run: Run, new: list[RunEvent]) -> RunView:
-    """What the frequent events change (the steps, the progress line), read without rebuilding the
-    whole run: from `run` (its live fields, as just read) and its steps, in one query. `steps`
-    holds the steps those events changed: all of them when the brief has just planned them."""
+def tail_view(run: Run, new: list[RunEvent], all_steps: list[Step]) -> RunView:
+    """What the frequent events change (the steps, the progress line), without rebuilding the whole
+    run: from `run` (its live fields, as just read) and `all_steps` (the run's steps by index, as
+    just read). The view's `steps` holds the steps those events changed: all of them when the
+    brief has just planned them."""
     planned = any(e.type == ev.BRIEF_READY for e in new)
     changed = changed_steps(new)
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
-    all_steps = list(Step.objects.filter(run_id=run.pk).order_by("index"))
     steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]
     moved = [e for e in new if e.type in PROGRESS_TYPES]
     released = sum(1 for s in all_steps if s.status == Step.RELEASED)

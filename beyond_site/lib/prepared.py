@@ -3,13 +3,16 @@
 Building and compiling a query costs Django a few hundred microseconds, where SQLite answers it in
 a few dozen. Two paths run at every event of every run, and there the building was most of the
 work: the recorder's batch (`runs/recorder.py`) and the websocket's tail of a live page
-(`chat/fragments.py`), the only users (bench/README.md, "Throughput"; everywhere else, querysets).
+(`chat/fragments.py`), the only users, the recorder's module also holding the reads of a run's
+start, which every submission waits for (bench/README.md, "Throughput" and "Issue 30's regression
+at 100 runs"; everywhere else, querysets).
 A prepared query is written with the ORM as usual, with `Param("name")` where a value changes from
 call to call. It is compiled once per database alias, on first use (or as the process warms up:
 `compile_all`), and then runs its SQL with the new values through a cursor: the same SQL the ORM
 would send, the same conversions of what comes back.
 
-- `Prepared(build)`: a SELECT of a values_list; `rows()`, `first()`.
+- `Prepared(build)`: a SELECT (a values_list, or model rows with select_related and annotations:
+  the tail's read of a run and its steps); `rows()`, `first()`, `instances()`.
 - `PreparedUpdate(build, **values)`: an UPDATE, values given as constants or Params, each prepared
   by the field it sets; returns the number of rows changed.
 - `insert_rows(model, rows)`: a multi-row INSERT, the returned ids if asked.
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.transaction import TransactionManagementError
 from django.db.models import Expression, Model, QuerySet
+from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
@@ -65,6 +69,13 @@ class _Compiled:
     params: tuple
     #: Result conversions, as the ORM applies them: {column: (converters, expression)}.
     converters: dict
+    #: For model rows, what Django's ModelIterable works out from the compiled query: the model,
+    #: its columns' span and attnames, the populators of select_related rows, the annotations.
+    model: type[Model] | None = None
+    span: tuple[int, int] = (0, 0)
+    attnames: tuple[str, ...] = ()
+    related: tuple = ()
+    annotations: tuple[tuple[str, int], ...] = ()
     #: A locking read (select_for_update): as with the ORM, only inside a transaction.
     locks: bool = False
 
@@ -124,8 +135,7 @@ def compile_all(using: str = DEFAULT_DB_ALIAS) -> int:
 
 
 class Prepared(_OncePerAlias):
-    """A SELECT built by the ORM (`build` returns a values_list queryset, with Params for what
-    varies)."""
+    """A SELECT built by the ORM (`build` returns the queryset, with Params for what varies)."""
 
     def __init__(self, build: Callable[[], QuerySet]):
         super().__init__()
@@ -133,13 +143,19 @@ class Prepared(_OncePerAlias):
 
     def _compile(self, alias: str) -> _Compiled:
         query = self._build().query
-        if not query.values_select:
-            raise TypeError("a prepared query reads a values_list, not model rows")
         compiler = query.get_compiler(alias)
         sql, params = compiler.as_sql()
-        converters = compiler.get_converters([s[0] for s in compiler.select[:compiler.col_count]])
+        columns = [s[0] for s in compiler.select[:compiler.col_count]]
+        converters = compiler.get_converters(columns)
         locks = bool(query.select_for_update and connections[alias].features.has_select_for_update)
-        return _Compiled(sql, tuple(params), converters, locks=locks)
+        if query.values_select or not compiler.klass_info:
+            return _Compiled(sql, tuple(params), converters, locks=locks)
+        info = compiler.klass_info
+        start, end = info["select_fields"][0], info["select_fields"][-1] + 1
+        return _Compiled(sql, tuple(params), converters, model=info["model"], span=(start, end),
+                         attnames=tuple(col.target.attname for col in columns[start:end]),
+                         related=tuple(get_related_populators(info, compiler.select, alias)),
+                         annotations=tuple((compiler.annotation_col_map or {}).items()), locks=locks)
 
     def rows(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list[tuple]:
         compiled = self.compiled(using)
@@ -167,6 +183,23 @@ class Prepared(_OncePerAlias):
         """The first row, or None (give the queryset its LIMIT 1 to read no more than that)."""
         rows = self.rows(using=using, **values)
         return rows[0] if rows else None
+
+    def instances(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list[Model]:
+        """The rows as model instances, as the queryset would give them: columns not selected
+        deferred (`.only()`), select_related rows attached, annotations set."""
+        compiled = self.compiled(using)
+        if compiled.model is None:
+            raise TypeError("instances() needs a query of model rows, not values")
+        model, names, (start, end) = compiled.model, compiled.attnames, compiled.span
+        found = []
+        for row in self.rows(using=using, **values):
+            obj = model.from_db(using, names, row[start:end])
+            for related in compiled.related:
+                related.populate(row, obj)
+            for name, position in compiled.annotations:
+                setattr(obj, name, row[position])
+            found.append(obj)
+        return found
 
 
 class PreparedUpdate(_OncePerAlias):

@@ -29,8 +29,9 @@ class BudgetRefused(Exception):
 
 
 def run_budget(workspace: Workspace) -> Budget:
-    """The per-run limits the pipeline enforces."""
-    budget = WorkspaceBudget.of(workspace)
+    """The per-run limits the pipeline enforces: the workspace's budget row (read with the workspace
+    when the caller selected it, as a run's start does: runner.py `starting`), or no limit."""
+    budget = getattr(workspace, "budget", None) or WorkspaceBudget(workspace=workspace)
     cost = budget.max_cost_per_run
     return Budget(max_tokens=budget.max_tokens_per_run, max_cost=float(cost) if cost is not None else None)
 

@@ -13,6 +13,7 @@ run after run (their context blobs are then stored once).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from django.conf import settings
@@ -44,7 +45,36 @@ class _Doc:
         return estimate_tokens(f"\n\n# {title}: {self.name} (part 999 of 999)\n")
 
 
-def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack] | None = None) -> Context:
+def memories_query(workspace_id):
+    """A workspace's memories (text,), oldest first."""
+    return Memory.objects.filter(workspace_id=workspace_id).order_by("created_at", "id").values_list("text")
+
+
+def messages_query(conversation_id, until):
+    """A conversation's messages (id, text) sent until `until`, in order."""
+    return (Message.objects.filter(conversation_id=conversation_id, created_at__lte=until)
+            .order_by("created_at", "id").values_list("id", "text"))
+
+
+def documents_query(workspace_id, conversation_id):
+    """The workspace's read files and a conversation's read uploads (id, name, sha256, conversation id)."""
+    return (Document.objects.filter(Q(conversation__isnull=True) | Q(conversation_id=conversation_id),
+                                    workspace_id=workspace_id, status=Document.READY)
+            .values_list("id", "name", "sha256", "conversation_id"))
+
+
+@dataclass(frozen=True)
+class Reads:
+    """How `assemble_context` reads the rows of the queries above: querysets, unless a run's start
+    gives their prepared form (runs/recorder.py `START_READS`)."""
+
+    memories: Callable = lambda workspace_id: memories_query(workspace_id)
+    messages: Callable = lambda conversation_id, until: messages_query(conversation_id, until)
+    documents: Callable = lambda workspace_id, conversation_id: documents_query(workspace_id, conversation_id)
+
+
+def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack] | None = None,
+                     reads: Reads = Reads()) -> Context:
     """Everything the run's workspace and conversation know, fitted to `budget` tokens
     (default settings.BEYOND_CONTEXT_BUDGET_TOKENS), as plain data for the pipeline. `imported`:
     the imported packs, when the caller already read them (workspaces/frameworks.py)."""
@@ -52,8 +82,8 @@ def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack
     workspace = run.workspace
     notes: list[str] = []
 
-    base = Context(task=run.task, memories=_memories(workspace), history=_history(run),
-                   workspace_name=workspace.name)
+    base = Context(task=run.task, memories=tuple(text for (text,) in reads.memories(workspace.pk)),
+                   history=_history(run, reads), workspace_name=workspace.name)
     base, dropped = _fit_history(base, budget)
     if dropped:
         notes.append(f"{dropped} earlier turns of the conversation left out to fit the context budget "
@@ -70,7 +100,7 @@ def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack
     used += sum(estimate_tokens(f"- {e.framework} {e.ref}: {e.title}\n") for e in entries)
     used += estimate_tokens("# Enabled frameworks\n" + "".join(f"- {packs[k].name}\n" for k in keys))
 
-    docs = _documents_in_scope(run)
+    docs = _documents_in_scope(run, reads)
     chosen, left_out = _choose_chunks(run, docs, budget - used)
     if left_out:
         chunk_count = sum(len(ids) for ids in left_out.values())
@@ -86,18 +116,14 @@ def _tokens(ctx: Context) -> int:
     return estimate_tokens(render_context(ctx)) + estimate_tokens(ctx.task)
 
 
-def _memories(workspace) -> tuple[str, ...]:
-    return tuple(Memory.objects.filter(workspace=workspace).order_by("created_at", "id").values_list("text", flat=True))
-
-
-def _history(run) -> tuple[HistoryMessage, ...]:
+def _history(run, reads: Reads) -> tuple[HistoryMessage, ...]:
     """Every earlier turn of the run's conversation: each message a member sent and, after it, what
     the run it started released (its steps with their badges and warnings, and its recap)."""
     if not run.conversation_id:
         return ()
-    earlier = [(pk, text) for pk, text in Message.objects.filter(
-        conversation_id=run.conversation_id, created_at__lte=run.created_at).order_by("created_at", "id")
-        .values_list("id", "text") if pk != run.message_id]
+    earlier = [(pk, text) for pk, text in reads.messages(run.conversation_id, run.created_at) if pk != run.message_id]
+    if not earlier:  # a conversation's first task (most of them): nothing more to read
+        return ()
     # A declined run's answer is its reason: a follow-up sees why nothing was written, and the
     # conversation's document stays the one an earlier run released.
     answers = {message_id: (pk, f"It declined the task: {declined}" if declined else summary, status)
@@ -107,7 +133,8 @@ def _history(run) -> tuple[HistoryMessage, ...]:
                if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
     released = (Step.objects.filter(run__in=[pk for pk, _, _ in answers.values()], status=Step.RELEASED)
-                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings"))
+                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings")
+                if answers else ())
     for run_id, index, title, content, badge, warnings in released:
         steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ())))
     history: list[HistoryMessage] = []
@@ -140,14 +167,15 @@ def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
     return replace(base, history=tuple(m for m, keep in zip(history, kept) if keep)), dropped
 
 
-def _documents_in_scope(run) -> dict[int, _Doc]:
+def _documents_in_scope(run, reads: Reads) -> dict[int, _Doc]:
     """The workspace's files and this conversation's uploads that have been read, with their
     chunks' sizes (no text). A file still being read, or that could not be, is not in scope."""
-    scope = Q(conversation__isnull=True) | Q(conversation_id=run.conversation_id) if run.conversation_id else \
-        Q(conversation__isnull=True)
-    found = (Document.objects.filter(scope, workspace_id=run.workspace_id, status=Document.READY)
+    found = (reads.documents(run.workspace_id, run.conversation_id) if run.conversation_id else
+             Document.objects.filter(conversation__isnull=True, workspace_id=run.workspace_id, status=Document.READY)
              .values_list("id", "name", "sha256", "conversation_id"))
     docs = {pk: _Doc(pk, name, sha, conv is not None) for pk, name, sha, conv in found}
+    if not docs:  # building the chunks' query costs more than the answer to an empty one
+        return docs
     rows = (DocumentChunk.objects.filter(document__in=list(docs)).order_by()
             .values_list("id", "document_id", "ordinal", "tokens") if len(docs) < 5000 else
             DocumentChunk.objects.filter(document__workspace_id=run.workspace_id)

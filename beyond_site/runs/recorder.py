@@ -16,12 +16,14 @@ from django.utils import timezone
 from pipeline import events as ev
 from pipeline.events import Event
 from beyond_site.lib.prepared import Param, Prepared, PreparedUpdate, insert_rows
-from beyond_site.runs import chain, provenance
+from beyond_site.runs import chain, context, provenance
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
 from beyond_site.runs.verification import combined, step_checker
+from beyond_site.workspaces import reading
+from beyond_site.workspaces.models import Message
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY, ev.SPECIFICS_LISTED})
@@ -63,6 +65,36 @@ _FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), status=
                          halt_reason=Param("reason"), decline_reason=Param("declined"), finished_at=Param("at"),
                          lease_owner=None, lease_expires_at=None)
 _SET_VERIFICATION = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), verification=Param("verification"))
+
+
+# A run's start (runs/runner.py `starting`), read at each submission's commit on its request
+# thread before the recorder's first batch: the same queries as the querysets of runs/context.py
+# and workspaces/reading.py, prepared (bench/README.md, "Before and after issue 30's restructure").
+_RUN_TO_START = Prepared(lambda: Run.objects.select_related("workspace__budget").filter(pk=Param("run_id")).order_by()[:1])
+_MEMORIES = Prepared(lambda: context.memories_query(Param("workspace_id")))
+_MESSAGES = Prepared(lambda: context.messages_query(
+    Param("conversation_id"), Param("until", field=Message._meta.get_field("created_at"))))
+_DOCUMENTS = Prepared(lambda: context.documents_query(Param("workspace_id"), Param("conversation_id")))
+_READING = Prepared(lambda: reading.reading_query(Param("workspace_id"), Param("conversation_id")))
+
+#: How a run's start reads its context (runs/context.py `assemble_context`).
+START_READS = context.Reads(
+    memories=lambda workspace_id: _MEMORIES.rows(workspace_id=workspace_id),
+    messages=lambda conversation_id, until: _MESSAGES.rows(conversation_id=conversation_id, until=until),
+    documents=lambda workspace_id, conversation_id: _DOCUMENTS.rows(workspace_id=workspace_id,
+                                                                   conversation_id=conversation_id))
+
+
+def run_to_start(run_id: int) -> Run | None:
+    """The run with its workspace and the workspace's budget (runs/budgets.py `run_budget`)."""
+    found = _RUN_TO_START.instances(run_id=run_id)
+    return found[0] if found else None
+
+
+def files_still_reading(workspace_id: int, conversation_id: int | None) -> list[str]:
+    """workspaces/reading.py `still_reading`, prepared (a prepared filter cannot say IS NULL)."""
+    return reading.still_reading(workspace_id, conversation_id, None if conversation_id is None else (
+        lambda workspace_id, conversation_id: _READING.rows(workspace_id=workspace_id, conversation_id=conversation_id)))
 
 
 def _payload_data(payload: ev.Payload, scrubber: Scrubber) -> dict:

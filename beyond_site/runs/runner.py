@@ -38,9 +38,9 @@ from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.redo import redo_plan
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, reap_stale_runs
-from beyond_site.runs.recorder import FINAL_STATUS, EventRecorder, RecordRefused, Recorded, stop_reason
+from beyond_site.runs.recorder import (FINAL_STATUS, START_READS, EventRecorder, RecordRefused, Recorded,
+                                       files_still_reading, run_to_start, stop_reason)
 from beyond_site.workspaces.frameworks import imported_packs
-from beyond_site.workspaces.reading import still_reading
 
 log = logging.getLogger("beyond.runs")
 
@@ -70,13 +70,17 @@ class Starting(NamedTuple):
     redo: Redo | None = None
 
 
-def starting(run_id: int) -> Starting:
+def starting(run_id: int, run: Run | None = None) -> Starting:
     """What a run needs from the database before its first event, read in one go: each separate
-    trip to the runs' database lane waits behind every other run's writes."""
-    run = Run.objects.select_related("workspace").get(pk=run_id)
+    trip to the runs' database lane waits behind every other run's writes. `run` is its row with
+    its workspace, when the caller read it already."""
+    run = run or run_to_start(run_id)
+    if run is None:
+        raise Run.DoesNotExist(f"Run {run_id} does not exist")
     imported = imported_packs()  # read once, for the context and for the mechanical checks
-    return Starting(run, assemble_context(run, imported=imported), enabled_imported_packs(run.workspace, imported),
-                    run_budget(run.workspace), still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
+    return Starting(run, assemble_context(run, imported=imported, reads=START_READS),
+                    enabled_imported_packs(run.workspace, imported), run_budget(run.workspace),
+                    files_still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
 
 
 async def _when_files_are_read(start: Starting) -> Starting:
@@ -88,7 +92,7 @@ async def _when_files_are_read(start: Starting) -> Starting:
     unread = start.unread
     while unread and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(FILE_POLL_S)
-        unread = await db(still_reading)(run.workspace_id, run.conversation_id)
+        unread = await db(files_still_reading)(run.workspace_id, run.conversation_id)
     start = await db(starting)(run.pk)
     return start._replace(context=dataclasses.replace(start.context, unread_files=tuple(start.unread)))
 
@@ -100,8 +104,8 @@ FILE_POLL_S = 0.5
 def starting_if_claimed_here(run_id: int) -> Starting | None:
     """`starting`, for a run this process claimed as it created it (the embedded server's
     submissions); None for a run still queued, which the task claims first."""
-    owner = Run.objects.filter(pk=run_id).values_list("lease_owner", flat=True).first()
-    return starting(run_id) if owner == runner_identity() else None
+    run = run_to_start(run_id)  # one read for the check and the start
+    return starting(run_id, run) if run is not None and run.lease_owner == runner_identity() else None
 
 
 async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bool = True,

@@ -119,8 +119,14 @@ def reap_abandoned() -> int:
     return marked
 
 
-def still_reading(workspace_id: int, conversation_id: int | None) -> list[str]:
-    """The names of the files a run of this conversation would read that are still being read."""
+def still_reading(workspace_id: int, conversation_id: int | None, rows=None) -> list[str]:
+    """The names of the files a run of this conversation would read that are still being read.
+    `rows` reads `reading_query`'s rows (a run's start gives its prepared form: runs/recorder.py)."""
+    return [name for (name,) in (rows or reading_query)(workspace_id, conversation_id)]
+
+
+def reading_query(workspace_id, conversation_id):
+    """The names (name,) of the files in a conversation's scope still being read, by name."""
     scope = Q(conversation__isnull=True) | Q(conversation_id=conversation_id)
-    return list(Document.objects.filter(scope, workspace_id=workspace_id, status=Document.READING)
-                .order_by("name").values_list("name", flat=True))
+    return (Document.objects.filter(scope, workspace_id=workspace_id, status=Document.READING)
+            .order_by("name").values_list("name"))

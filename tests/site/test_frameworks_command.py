@@ -120,7 +120,8 @@ def test_a_run_start_reads_the_imported_packs_once_for_its_context_and_its_check
     configuration.set_enabled_frameworks(workspace, ["gdpr", "csf-lite"])
     queued = queued_run(workspace, "Describe our organizational context under CSF Lite")
     with CaptureQueriesContext(connection) as queries:
-        _, ctx, packs, _, _ = _starting(queued.pk)
+        start = _starting(queued.pk)
+    ctx, packs = start.context, start.packs
     assert [p.name for p in packs] == ["CSF Lite"] and "CSF Lite" in ctx.enabled_frameworks
     assert sum('FROM "workspaces_frameworkpack"' in q["sql"] for q in queries.captured_queries) == 1
 

@@ -10,6 +10,7 @@ import datetime as dt
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -66,11 +67,44 @@ def test_values_must_match_the_params(runs):
         READABLE.first(run_id=mine.pk, user_id=alice.pk, extra=1)
 
 
-def test_model_rows_are_refused_a_prepared_query_reads_values(runs):
+EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after"))
+                        .order_by("seq").only("seq", "type", "data"))
+
+
+def test_model_rows_come_back_as_instances_with_the_rest_deferred(runs):
     _, mine, _, _ = runs
-    rows = Prepared(lambda: Run.objects.filter(pk=Param("pk")))
-    with pytest.raises(TypeError, match="values_list"):
-        rows.first(pk=mine.pk)
+    got = EVENTS_AFTER.instances(run_id=mine.pk, after=1)
+    want = list(RunEvent.objects.filter(run_id=mine.pk, seq__gt=1).order_by("seq").only("seq", "type", "data"))
+    assert [(e.pk, e.seq, e.type, e.data) for e in got] == [(e.pk, e.seq, e.type, e.data) for e in want]
+    assert got[0].data == {"step": 2, "nested": [1, {"x": None}]}
+    assert got[0].get_deferred_fields() == want[0].get_deferred_fields()
+    assert got[0].at == want[0].at  # a deferred column still loads on access
+
+
+def test_instances_need_model_rows(runs):
+    with pytest.raises(TypeError, match="model rows"):
+        READABLE.instances(run_id=1, user_id=1)
+
+
+def test_related_rows_and_annotations_come_back_as_the_queryset_gives_them(runs):
+    alice, mine, theirs, _ = runs
+    retry = Run.objects.create(workspace=mine.workspace, task="Again", topology={}, retry_of=mine)
+
+    def build(pk):
+        return (Run.objects.select_related("workspace", "retry_of")
+                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).filter(pk=pk))
+
+    prepared = Prepared(lambda: build(Param("pk")))
+    for run in (mine, theirs, retry):
+        [got], [want] = prepared.instances(pk=run.pk), list(build(run.pk))
+        with CaptureQueriesContext(connection) as queries:
+            assert (got.workspace.slug, got.workspace.enabled_frameworks, got.retried) == (
+                want.workspace.slug, want.workspace.enabled_frameworks, want.retried)
+            assert (got.retry_of.pk if got.retry_of else None) == (want.retry_of.pk if want.retry_of else None)
+            assert {f.attname: getattr(got, f.attname) for f in Run._meta.concrete_fields} == {
+                f.attname: getattr(want, f.attname) for f in Run._meta.concrete_fields}
+        assert len(queries) == 0  # the related rows came with the row
+    assert [r.retried for r in (prepared.instances(pk=mine.pk)[0], prepared.instances(pk=retry.pk)[0])] == [True, False]
 
 
 FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id"), status=Run.QUEUED),
@@ -189,3 +223,44 @@ def test_without_returning_rows_the_keys_come_one_insert_at_a_time(runs, monkeyp
     rows = [{"run_id": mine.pk, "index": i, "title": f"P{i}", "content_spec": "S"} for i in (1, 2, 3)]
     ids = insert_rows(Step, rows, returning=True)
     assert [Step.objects.get(pk=pk).index for pk in ids] == [1, 2, 3]
+
+
+def test_a_run_start_reads_through_its_prepared_queries_what_the_querysets_read(runs):
+    """runs/recorder.py's prepared forms of the start's reads (`START_READS`, `run_to_start`,
+    `files_still_reading`) against the querysets of runs/context.py and workspaces/reading.py."""
+    from beyond_site.runs import context, recorder
+    from beyond_site.workspaces.models import Conversation, Document, Memory, Message, WorkspaceBudget
+    from beyond_site.workspaces.reading import still_reading
+
+    alice, mine, theirs, _ = runs
+    acme = mine.workspace
+    chat = Conversation.objects.create(workspace=acme, title="Chat", created_by=alice)
+    other = Conversation.objects.create(workspace=acme, title="Other", created_by=alice)
+    for text in ("first", "second"):
+        Memory.objects.create(workspace=acme, text=f"memory {text}")
+        Message.objects.create(conversation=chat, text=text, author=alice)
+    until = Message.objects.filter(conversation=chat).order_by("id")[0].created_at
+    file = {"kind": "text", "mime": "text/plain", "size": 1, "text": "x"}
+    for n, (scope, status) in enumerate([(None, Document.READY), (chat, Document.READY), (other, Document.READY),
+                                         (None, Document.READING), (chat, Document.READING), (other, Document.READING)]):
+        Document.objects.create(workspace=acme, conversation=scope, name=f"f{n}.txt", sha256=f"s{n}", status=status, **file)
+    WorkspaceBudget.objects.create(workspace=acme, max_tokens_per_run=1000)
+
+    reads, querysets = recorder.START_READS, context.Reads()
+    assert reads.memories(acme.pk) == list(querysets.memories(acme.pk)) and len(reads.memories(acme.pk)) == 2
+    for moment in (until, timezone.now()):
+        assert reads.messages(chat.pk, moment) == list(querysets.messages(chat.pk, moment))
+    assert len(reads.messages(chat.pk, until)) == 1
+    assert sorted(reads.documents(acme.pk, chat.pk)) == sorted(querysets.documents(acme.pk, chat.pk))
+    assert sorted(name for _, name, _, _ in reads.documents(acme.pk, chat.pk)) == ["f0.txt", "f1.txt"]
+    for conversation in (chat.pk, None):
+        assert recorder.files_still_reading(acme.pk, conversation) == still_reading(acme.pk, conversation)
+    assert recorder.files_still_reading(acme.pk, chat.pk) == ["f3.txt", "f4.txt"]
+
+    for run in (mine, theirs):
+        got, want = recorder.run_to_start(run.pk), Run.objects.select_related("workspace__budget").get(pk=run.pk)
+        with CaptureQueriesContext(connection) as queries:
+            assert (got.workspace.slug, getattr(got.workspace, "budget", None)) == (
+                want.workspace.slug, getattr(want.workspace, "budget", None))
+        assert len(queries) == 0  # the workspace and its budget (or none) came with the row
+    assert recorder.run_to_start(theirs.pk + 1000) is None
