@@ -3,8 +3,10 @@
 Strict by design: a verdict that is not exactly the specified object is unparseable and can never
 count as a pass. A key given twice at any depth makes a reply unparseable too: Python's `json`
 would keep the last one, so `{"pass": false, "pass": true, "issues": []}` would read as a pass.
-The one leniency is a Markdown code fence around the JSON, which models add even when told not
-to and which carries no meaning.
+Two leniencies, neither of which changes what a reply means: a Markdown code fence around the
+JSON, which models add even when told not to; and a control character written raw inside a string
+(a newline where JSON wants `\n`), which llama.cpp's grammars allow in a string and Gemma 3 270M
+writes (docs/model-servers.md).
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def _json_object(text: str) -> dict:
     if not body:
         raise ReplyError("the reply is empty")
     try:
-        value = json.loads(body, object_pairs_hook=_unique_keys)
+        value = json.loads(body, object_pairs_hook=_unique_keys, strict=False)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(value, dict):

@@ -28,7 +28,7 @@ class Citation(BaseModel):
 class StepPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    index: int = Field(ge=1)
+    index: int = Field(ge=1, le=40)  # a brief plans at most 40 steps
     title: str = Field(min_length=1, max_length=300)
     content_spec: str = Field(min_length=1, max_length=4000)
 
@@ -49,9 +49,10 @@ class Brief(BaseModel):
     # The schema sent to servers names `steps` as required (a brief that declines writes
     # "steps": [] too): a grammar-constrained server generates only what the schema asks for, and
     # with `task` alone required Gemma 3 270M wrote {"task": "..."} and stopped, a brief that can
-    # never validate (docs/model-servers.md). Parsing keeps the default.
-    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: schema.update(
-        required=["task", "steps"]))
+    # never validate. Its `anyOf` says which briefs are valid: one that plans at least one step, or
+    # one that declines and plans none; with "steps" alone required the same model wrote
+    # "steps": [] and no reason, every time (docs/model-servers.md). Parsing keeps the default.
+    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _brief_alternatives(schema))
 
     task: str = Field(min_length=1)
     judgments: list[str] = Field(default_factory=list)
@@ -159,31 +160,29 @@ def describe_errors(exc: ValidationError, limit: int = 8) -> str:
 
 
 def verdict_json_schema() -> dict:
-    """The JSON schema sent to providers' structured-output mode for the verifier."""
-    return {
+    """The JSON schema sent to providers' structured-output mode for the verifier.
+
+    Its `anyOf` names the two valid verdicts, a pass with no issue and a fail with at least one:
+    a grammar-constrained server given only the object's properties let Gemma 3 270M write
+    {"pass": false, "issues": []} (docs/calibration.md). Profiles whose servers refuse the
+    alternatives get the object's properties alone (pipeline/providers/schema_forms.py)."""
+    issue = {
         "type": "object",
         "additionalProperties": False,
-        "required": ["pass", "issues"],
+        "required": ["type", "detail", "quote"],
         "properties": {
-            "pass": {"type": "boolean"},
-            "issues": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["type", "detail", "quote"],
-                    "properties": {
-                        "type": {
-                            "type": "string",
-                            "enum": list(MODEL_ISSUE_TYPES),
-                        },
-                        "detail": {"type": "string"},
-                        "quote": {"type": "string"},
-                    },
-                },
-            },
+            "type": {"type": "string", "enum": list(MODEL_ISSUE_TYPES)},
+            "detail": {"type": "string", "minLength": 1},
+            "quote": {"type": "string"},
         },
     }
+
+    def verdict(passed: bool | None, issues: dict) -> dict:
+        return {"type": "object", "additionalProperties": False, "required": ["pass", "issues"], "properties": {
+            "pass": {"type": "boolean"} if passed is None else {"type": "boolean", "enum": [passed]},
+            "issues": {"type": "array", "items": issue, **issues}}}
+
+    return {**verdict(None, {}), "anyOf": [verdict(True, {"maxItems": 0}), verdict(False, {"minItems": 1})]}
 
 
 def brief_json_schema() -> dict:
@@ -205,3 +204,22 @@ def _copy_json(value):
 @functools.cache
 def _brief_schema() -> dict:
     return Brief.model_json_schema()
+
+
+def _brief_alternatives(schema: dict) -> None:
+    """Name `task` and `steps` as required, and add the two valid briefs as alternatives: one that
+    plans 1 to 40 steps and gives no decline reason, one that declines with a reason and plans
+    no step. Each alternative repeats the object whole, as grammar engines read a union alone."""
+    properties = schema["properties"]
+    steps = {key: value for key, value in properties["steps"].items() if key not in ("maxItems", "title")}
+    plan = {name: value for name, value in properties.items() if name != "decline_reason"}
+    plan["steps"] = {**steps, "minItems": 1, "maxItems": 40}
+    decline = {**properties, "steps": {**steps, "maxItems": 0}, "decline_reason": {
+        key: value for key, value in properties["decline_reason"].items() if key not in ("anyOf", "default")}}
+    decline["decline_reason"].update(type="string", minLength=1, maxLength=2000)
+
+    def alternative(props: dict, required: list[str]) -> dict:
+        return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
+
+    schema.update(required=["task", "steps"], anyOf=[
+        alternative(plan, ["task", "steps"]), alternative(decline, ["task", "steps", "decline_reason"])])

@@ -177,7 +177,7 @@ class OpenAICompatibleProvider:
 
     def apply_structured_output(self, body: dict, request: CompletionRequest) -> None:
         mode = self.profile.structured_output
-        schema = grammar_friendly(request.json_schema)
+        schema = grammar_friendly(request.json_schema, exact=self.profile.exact_shapes)
         if mode == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": request.schema_name, "schema": schema, "strict": is_strict_compatible(schema)}}
@@ -231,7 +231,7 @@ class OpenAICompatibleProvider:
         profile = self.profile
         body: dict[str, Any] = {
             "model": request.model or self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "messages": _messages(request.messages, system_in_user=profile.system_in_user),
             "stream": profile.stream,
         }
         if profile.stream and profile.stream_usage:
@@ -500,3 +500,21 @@ def mark_cache_breakpoints(messages: list[dict]) -> None:
     for message in messages[:-1][-3:]:
         if isinstance(message.get("content"), str):
             message["content"] = [{"type": "text", "text": message["content"], "cache_control": {"type": "ephemeral"}}]
+
+
+def _messages(messages, *, system_in_user: bool) -> list[dict]:
+    """The request's messages as sent; with `system_in_user`, the system prompts open the first
+    user message (separated by a blank line) instead of going as messages of their own."""
+    sent = [{"role": m.role, "content": m.content} for m in messages]
+    if not system_in_user:
+        return sent
+    system = [m["content"] for m in sent if m["role"] == "system"]
+    rest = [m for m in sent if m["role"] != "system"]
+    if system:
+        first_user = next((m for m in rest if m["role"] == "user"), None)
+        if first_user is None:
+            rest.insert(0, {"role": "user", "content": "\n\n".join(system)})
+        else:
+            first_user["content"] = "\n\n".join([*system, first_user["content"]])
+    return rest
+

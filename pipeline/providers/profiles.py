@@ -32,10 +32,19 @@ class EndpointProfile(BaseModel):
     #: (`{"type": "json_object", "schema": ...}`), `json_object` (JSON of any shape), or `none`.
     #: Whatever is sent, the reply is validated after it arrives.
     structured_output: StructuredOutput = "json_schema"
+    #: Send the valid shapes of the brief and the verdict as alternatives (`anyOf`), with their
+    #: bounds of 0 and 1 (a non-empty title, at least one step or issue): a server that compiles
+    #: the schema into a grammar then cannot write a brief of no step and no reason, or a failing
+    #: verdict with no issue. Off where a server refuses them (OpenAI's strict mode refuses a
+    #: root `anyOf`) or has not been checked with them (pipeline/providers/schema_forms.py).
+    exact_shapes: bool = False
     #: Body field for the reasoning effort, dotted for a nested one (`reasoning.effort`); None:
     #: the effort is not sent, and no reasoning headroom is added to the token limit.
     effort_field: str | None = "reasoning_effort"
     max_tokens_field: str = "max_tokens"
+    #: Send the system prompt at the head of the first user message instead of as a message of its
+    #: own: some chat templates drop system messages without a word (llama-cpp-python's `gemma`).
+    system_in_user: bool = False
     stream: bool = True
     #: Ask for usage in the stream's last chunk (`stream_options.include_usage`).
     stream_usage: bool = True
@@ -126,6 +135,13 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         description="llama-cpp-python's server (not llama.cpp's): schema inside json_object, not streamed, "
                     "one request at a time.",
         structured_output="json_object_with_schema",
+        # Checked with its grammar converter (llama_cpp/llama_grammar.py reads anyOf, $ref and
+        # bounds of 0 and 1): without them Gemma 3 270M wrote briefs of no step and failing
+        # verdicts of no issue (docs/model-servers.md).
+        exact_shapes=True,
+        # Its `gemma` chat format (the one `make model-server` uses) drops every system message
+        # silently: the roles' instructions would never reach the model.
+        system_in_user=True,
         effort_field=None,
         # Its streams carry no usage (stream_options is ignored), so a streamed call would be
         # recorded with no token counts; and a second request cuts a running stream short (or,

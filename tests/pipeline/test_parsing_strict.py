@@ -42,3 +42,14 @@ async def test_a_duplicated_pass_never_releases_a_step(tmp_path):
     assert of_type(events, "step_released") == []
     assert of_type(events, "run_halted")
     assert all(v["parsed"] is None for v in of_type(events, "verdict_recorded") if v["source"] == "model")
+
+
+def test_a_raw_newline_inside_a_string_is_read_as_a_newline():
+    """llama.cpp's grammars let a model write a control character raw inside a string (Gemma 3
+    270M does); it means what its escaped form means, so it costs the reply nothing."""
+    verdict = parse_verdict('{"pass": false, "issues": [{"type": "step_contract", "detail": "two\nlines", "quote": ""}]}')
+    assert verdict.issues[0].detail == "two\nlines"
+    brief = json.dumps(scripting.brief(1), indent=None).replace('"task": "', '"task": "line one\\n', 1)
+    assert parse_brief(brief.replace("\\n", "\n", 1)).task.startswith("line one\n")
+    with pytest.raises(ReplyError, match="not valid JSON"):
+        parse_verdict('{"pass": true, "issues": [}')  # the JSON itself is still read strictly

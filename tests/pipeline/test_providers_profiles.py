@@ -159,14 +159,107 @@ async def test_a_profile_without_structured_output_sends_no_response_format():
 
 # --- grammar-friendly schemas ------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["generic", "llamacpp", "llama-cpp-python"])
-async def test_the_brief_schema_as_sent_has_no_length_or_count_bounds(name):
+@pytest.mark.parametrize("name", ["generic", "openai", "llamacpp", "vllm"])
+async def test_the_brief_schema_as_sent_has_no_length_or_count_bounds_and_no_alternatives(name):
     assert "maxLength" in json.dumps(brief_json_schema())  # the bounds exist...
     body = await sent_body(name, json_schema=brief_json_schema(), schema_name="reasoning_brief")
-    sent = json.dumps(body["response_format"])
+    schema = body["response_format"]["json_schema"]["schema"]
+    sent = json.dumps(schema)
     for keyword in ("maxLength", "minLength", "maxItems", "minItems"):
         assert keyword not in sent  # ...but are not sent
     assert '"content_spec"' in sent and '"steps"' in sent
+    assert "anyOf" not in schema and "anyOf" in brief_json_schema()  # OpenAI's strict mode refuses a root anyOf
+
+
+async def test_the_verdict_schema_as_sent_in_openai_form_is_strict_and_has_no_alternatives():
+    sent = (await sent_body("openai", **VERDICT))["response_format"]["json_schema"]
+    assert sent["strict"] is True and "anyOf" not in sent["schema"] and "minLength" not in json.dumps(sent)
+
+
+def alternatives(schema: dict) -> list[dict]:
+    return [branch["properties"] for branch in schema["anyOf"]]
+
+
+async def test_llama_cpp_python_is_sent_the_exact_shapes_of_a_brief():
+    body = await sent_body("llama-cpp-python", json_schema=brief_json_schema(), schema_name="reasoning_brief")
+    schema = body["response_format"]["schema"]
+    sent = json.dumps(schema)
+    assert "maxLength" not in sent and '"maxItems": 40' not in sent  # long repetitions stay out
+    plan, decline = alternatives(schema)
+    assert plan["steps"]["minItems"] == 1 and "decline_reason" not in plan
+    assert decline["steps"]["maxItems"] == 0 and decline["decline_reason"]["minLength"] == 1
+    assert decline["decline_reason"]["type"] == "string"  # not null: a declined brief says why
+    step = schema["$defs"]["StepPlan"]["properties"]
+    assert step["title"]["minLength"] == step["content_spec"]["minLength"] == 1
+    assert step["index"]["enum"] == list(range(1, 41))  # grammar converters ignore minimum/maximum
+    assert schema["properties"]["task"]["minLength"] == 1
+
+
+async def test_llama_cpp_python_is_sent_the_exact_shapes_of_a_verdict():
+    schema = (await sent_body("llama-cpp-python", **VERDICT))["response_format"]["schema"]
+    passed, failed = alternatives(schema)
+    assert passed["pass"]["enum"] == [True] and passed["issues"]["maxItems"] == 0
+    assert failed["pass"]["enum"] == [False] and failed["issues"]["minItems"] == 1
+    assert failed["issues"]["items"]["properties"]["detail"]["minLength"] == 1
+
+
+@pytest.mark.parametrize("shape, valid", [
+    ({"steps": [{"index": 1, "title": "Scope", "content_spec": "Who is covered."}]}, True),
+    ({"steps": []}, False),
+    ({"steps": [], "decline_reason": "No policy text was given."}, True),
+    ({"steps": [], "decline_reason": ""}, False),
+    ({"steps": [{"index": 1, "title": "", "content_spec": "x"}]}, False),
+    ({"steps": [{"index": 0, "title": "t", "content_spec": "x"}]}, False),
+])
+async def test_the_exact_brief_shapes_admit_what_the_brief_admits(shape, valid):
+    """Each alternative, read as a grammar engine reads it, against pydantic's own judgement."""
+    schema = (await sent_body("llama-cpp-python", json_schema=brief_json_schema()))["response_format"]["schema"]
+    document = {"task": "Draft a note", **shape}
+    assert any(admits(branch, document, schema["$defs"]) for branch in schema["anyOf"]) is valid
+    try:
+        Brief.model_validate(document)
+    except ValueError:
+        assert not valid
+    else:
+        assert valid
+
+
+def admits(schema: dict, value, defs: dict) -> bool:
+    """Just enough of JSON schema for the brief's exact shapes (no validator library is installed)."""
+    if "$ref" in schema:
+        return admits(defs[schema["$ref"].rsplit("/", 1)[1]], value, defs)
+    if "anyOf" in schema:
+        return any(admits(branch, value, defs) for branch in schema["anyOf"])
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    kind = schema.get("type")
+    if kind == "object":
+        return (isinstance(value, dict) and set(schema["required"]) <= set(value)
+                and set(value) <= set(schema["properties"])
+                and all(admits(schema["properties"][k], v, defs) for k, v in value.items()))
+    if kind == "array":
+        return (isinstance(value, list) and schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", 10**9)
+                and all(admits(schema["items"], item, defs) for item in value))
+    if kind == "string":
+        return isinstance(value, str) and len(value) >= schema.get("minLength", 0)
+    if kind == "null":
+        return value is None
+    return True
+
+
+@pytest.mark.parametrize("name, sent", [
+    ("llama-cpp-python", [{"role": "user", "content": "You are the VERIFIER.\n\nThe draft."}]),
+    ("generic", [{"role": "system", "content": "You are the VERIFIER."}, {"role": "user", "content": "The draft."}]),
+])
+async def test_the_system_prompt_opens_the_first_user_message_where_a_template_drops_it(name, sent):
+    """llama-cpp-python's `gemma` chat format drops system messages: the role's instructions go
+    in the first user message instead."""
+    from pipeline.providers.base import CompletionRequest, Message
+    replay = Replay(sse(*OK_STREAM))
+    provider = compat(replay, "http://127.0.0.1:9/v1", api_key=None, profile=PROFILES[name])
+    await provider.complete(CompletionRequest(role="verifier", model="m", messages=(
+        Message("system", "You are the VERIFIER."), Message("user", "The draft."))))
+    assert replay.bodies[0]["messages"] == sent
 
 
 def test_an_over_long_brief_field_is_still_rejected_when_parsed():
