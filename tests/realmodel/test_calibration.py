@@ -10,14 +10,15 @@ import pytest
 from django.core.management import call_command
 
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
-from tests.realmodel.rules import MODEL, topology
+from tests import scripting
+from tests.realmodel.rules import MODEL, role, topology
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 DRAFTS = 4
 
 
-def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, model_server):
+def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, model_server, tmp_path):
     out, err = io.StringIO(), io.StringIO()
     roles = topology(model_server)
     roles["verifier"]["max_tokens"] = 160
@@ -38,3 +39,15 @@ def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, mode
     assert report.status == CalibrationReport.COMPLETED and MODEL in report.verifier
     results = CalibrationResult.objects.filter(report=report)
     assert results.count() == 2 * DRAFTS
+
+    # The next run on that verifier records the report as its trust status (the planner here is
+    # scripted to decline, so the run ends at once: the status is taken when a run starts).
+    script = scripting.write(tmp_path, {"planner": [json.dumps(scripting.declined_brief())]})
+    scripted = {"provider": "scripted", "path": str(script)}
+    roles = {"planner": scripted, "executor": scripted, "summarizer": scripted, "verifier": role(model_server, "verifier")}
+    out = io.StringIO()
+    call_command("beyond_run", "--workspace", "acme", "--json", "--task", "Translate the policy into French",
+                 "--topology", json.dumps(roles), stdout=out)
+    trust = json.loads(out.getvalue())["run"]["verifier_trust"]
+    assert trust["report"] == report.pk and trust["calibrated_at"]
+    assert trust["unparseable_rate"] == pytest.approx(document["contracts"]["narrow"]["unparseable"]["rate"])
