@@ -7,12 +7,10 @@ the page by the `budgets_section` tag). Changes go through `configuration.set_bu
 from __future__ import annotations
 
 from django import forms
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from beyond_site.workspace_settings.sections import save_section
 from beyond_site.workspaces import access, configuration
 from beyond_site.workspaces.models import WorkspaceBudget
 
@@ -53,13 +51,10 @@ def budgets(request, slug):
     membership = access.require_membership(request, slug, access.ADMIN)
     workspace = membership.workspace
     form = BudgetForm(request.POST)
-    if form.is_valid():
-        try:
-            configuration.set_budget(workspace, form.cleaned_data, user=request.user)
-        except ValueError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, "Budget saved: it applies to the next run submitted.")
-            return redirect(reverse("workspace_settings:settings", args=[slug]) + "#budgets")
-    return render(request, "workspace_settings/budgets.html",
-                  {**section_context(workspace, form), "membership": membership}, status=400)
+
+    def save() -> str:
+        configuration.set_budget(workspace, form.cleaned_data, user=request.user)
+        return "Budget saved: it applies to the next run submitted."
+
+    return save_section(request, membership, form, save, anchor="budgets", page="workspace_settings/budgets.html",
+                        context=section_context(workspace, form))

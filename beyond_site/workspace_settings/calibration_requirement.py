@@ -12,12 +12,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import forms
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from beyond_site.workspace_settings.sections import save_section
 from beyond_site.workspaces import access, configuration
 
 HUNDRED = Decimal(100)
@@ -79,14 +77,12 @@ def calibration_requirement(request, slug):
     membership = access.require_membership(request, slug, access.ADMIN)
     workspace = membership.workspace
     form = CalibrationRequirementForm(request.POST)
-    if form.is_valid():
-        try:
-            configuration.set_calibration_requirement(workspace, form.requirement(), user=request.user)
-        except ValueError as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, "Calibration requirement saved: it applies to the next run submitted."
-                             if form.requirement() is not None else "No calibration is required any more.")
-            return redirect(reverse("workspace_settings:settings", args=[slug]) + "#calibration-requirement")
-    return render(request, "workspace_settings/calibration_requirement.html",
-                  {**section_context(workspace, form), "membership": membership}, status=400)
+
+    def save() -> str:
+        requirement = form.requirement()
+        configuration.set_calibration_requirement(workspace, requirement, user=request.user)
+        return ("Calibration requirement saved: it applies to the next run submitted."
+                if requirement is not None else "No calibration is required any more.")
+
+    return save_section(request, membership, form, save, anchor="calibration-requirement",
+                        page="workspace_settings/calibration_requirement.html", context=section_context(workspace, form))
