@@ -208,15 +208,17 @@ def _brief_schema() -> dict:
 
 def _brief_alternatives(schema: dict) -> None:
     """Name `task` and `steps` as required, and add the two valid briefs as alternatives: one that
-    plans 1 to 40 steps and gives no decline reason, one that declines with a reason and plans
+    plans 1 to the fields' most steps and gives no decline reason, one that declines with a reason and plans
     no step. Each alternative repeats the object whole, as grammar engines read a union alone."""
     properties = schema["properties"]
+    most_steps = properties["steps"]["maxItems"]
+    reason_text = next(form for form in properties["decline_reason"]["anyOf"] if form["type"] == "string")
     steps = {key: value for key, value in properties["steps"].items() if key not in ("maxItems", "title")}
     plan = {name: value for name, value in properties.items() if name != "decline_reason"}
-    plan["steps"] = {**steps, "minItems": 1, "maxItems": 40}
+    plan["steps"] = {**steps, "minItems": 1, "maxItems": most_steps}
     decline = {**properties, "steps": {**steps, "maxItems": 0}, "decline_reason": {
         key: value for key, value in properties["decline_reason"].items() if key not in ("anyOf", "default")}}
-    decline["decline_reason"].update(type="string", minLength=1, maxLength=2000)
+    decline["decline_reason"].update(type="string", minLength=1, maxLength=reason_text["maxLength"])
 
     def alternative(props: dict, required: list[str]) -> dict:
         return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
