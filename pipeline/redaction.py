@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import functools
 import os
 import re
 import unicodedata
@@ -36,6 +37,8 @@ SECRET_NAMES = ("OPENAI_API_KEY", "OPENROUTER_API_KEY", "BRAVE_API_KEY", "DJANGO
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_SECRET_KEY", "_PASSWORD")
 
 _KEPT = re.compile(r"[^\W_]+")  # runs of letters and digits, in any script
+#: In an ASCII text, what `_KEPT` leaves out (every character but letters and digits).
+_NOT_KEPT_ASCII = bytes(c for c in range(128) if not chr(c).isalnum())
 
 
 def secrets_in_env(env: Mapping[str, str]) -> list[str]:
@@ -105,17 +108,11 @@ class Redactor:
     spacing, the Unicode form, reversed, in hex or in base64."""
 
     def __init__(self, secrets: Iterable[str | None] = ()):
-        values = {s.strip() for s in secrets if s and len(s.strip()) >= MIN_SECRET_LENGTH}
-        self._secrets = frozenset(values)
+        values = frozenset(s.strip() for s in secrets if s and len(s.strip()) >= MIN_SECRET_LENGTH)
+        self._secrets = values
         #: window length -> the folded windows of that length, and the seeds (their first halves
         #: and every other piece of that length) that say where a window may be
-        self._windows: dict[int, set[str]] = {}
-        self._seeds: dict[int, set[str]] = {}
-        for form in (f for value in values for f in _forms(value)):
-            size = min(WINDOW, len(form))
-            self._windows.setdefault(size, set()).update(form[i:i + size] for i in range(len(form) - size + 1))
-            seed = max(size // 2, 1)
-            self._seeds.setdefault(size, set()).update(form[i:i + seed] for i in range(len(form) - seed + 1))
+        self._windows, self._seeds = _tables(values)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Redactor:
@@ -134,6 +131,11 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not self._windows or not text:
             return text
+        if text.isascii():
+            # Most texts: folded in one pass (the same letters and digits `_Folded` keeps, lowered),
+            # and the way back to the text is worked out only when a secret was found.
+            if not self._covered(text.encode("ascii").translate(None, _NOT_KEPT_ASCII).lower().decode("ascii")):
+                return text
         folded = _Folded(text)
         covered = self._covered(folded.text)
         if not covered:
@@ -157,11 +159,15 @@ class Redactor:
             seed = max(size // 2, 1)
             stride = size - seed + 1
             seeds = self._seeds[size]
+            if len(folded) < size:
+                continue
             for q in range(0, len(folded) - seed + 1, stride):
                 if folded[q:q + seed] in seeds:
                     for i in range(max(q - size + seed, 0), min(q, len(folded) - size) + 1):
                         if folded[i:i + size] in windows:
                             spans.add((i, i + size))
+        if not spans:
+            return []
         merged: list[tuple[int, int]] = []
         for start, end in sorted(spans):
             if merged and start < merged[-1][1]:
@@ -173,6 +179,21 @@ class Redactor:
     def redact_data(self, value: Any) -> Any:
         """`redact` applied to every string in nested dicts, lists and tuples (keys included)."""
         return map_strings(value, self.redact)
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(secrets: frozenset[str]) -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
+    """A Redactor's windows and seeds for `secrets`, built once per set of secrets in a process: each
+    run's recorder and each provider makes a Redactor, always of the same few secrets."""
+    windows: dict[int, set[str]] = {}
+    seeds: dict[int, set[str]] = {}
+    for form in (f for value in secrets for f in _forms(value)):
+        size = min(WINDOW, len(form))
+        windows.setdefault(size, set()).update(form[i:i + size] for i in range(len(form) - size + 1))
+        seed = max(size // 2, 1)
+        seeds.setdefault(size, set()).update(form[i:i + seed] for i in range(len(form) - seed + 1))
+    return ({size: frozenset(found) for size, found in windows.items()},
+            {size: frozenset(found) for size, found in seeds.items()})
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:

@@ -173,3 +173,22 @@ def test_any_twelve_consecutive_characters_of_a_secret_in_any_form_are_blanked(l
     out = redactor.redact(f"{before} {piece} {after}")
     assert MASK in out
     assert redactor.redact(out) == out  # nothing of a secret is left for a second pass to find
+
+
+@settings(max_examples=300, deadline=None)
+@given(leak=leaks(), before=st.text(alphabet=st.characters(max_codepoint=127), max_size=40),
+       after=st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_an_ascii_text_is_blanked_as_the_general_path_blanks_it(leak, before, after):
+    # An ASCII text takes the quick fold; one more non-ASCII letter at its end sends the same text
+    # through the general one (`_Folded`), which must blank exactly the same spans.
+    secret, piece = leak
+    redactor = Redactor([secret])
+    for text in (f"{before} {piece} {after}", f"{before} {after}"):
+        if text.isascii():
+            assert redactor.redact(text + "é") == redactor.redact(text) + "é"
+
+
+def test_redactors_of_the_same_secrets_share_their_tables():
+    first, second = Redactor([OPENAI_KEY, BRAVE_KEY]), Redactor.from_env(ENV).with_secrets()
+    assert Redactor([BRAVE_KEY, OPENAI_KEY])._windows is first._windows
+    assert second.redact(f"a {OPENAI_KEY} b") == f"a {MASK} b"
