@@ -69,25 +69,50 @@ def ledger_hash(prev_hash: str, workspace_id: int, seq: int, run_id: int, run_ha
                                  "at": at})
 
 
-def run_head(run_id: int) -> tuple[int, str]:
+def head_query(run_id: int):
+    """The run's last event: [(seq, hash)], or none before its first event."""
+    return RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", "hash")[:1]
+
+
+def run_head(run_id: int, read=head_query) -> tuple[int, str]:
     """The run's last sequence number and that event's hash ((0, GENESIS) before its first event):
-    sequence numbers start at 1 and have no gaps, so the last is also the count."""
-    return RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", "hash").first() or (0, GENESIS)
+    sequence numbers start at 1 and have no gaps, so the last is also the count. `read`: how the
+    rows of `head_query` are read (the recorder's prepared form)."""
+    found = list(read(run_id))
+    return tuple(found[0]) if found else (0, GENESIS)
 
 
-def append_to_ledger(run: Run, final_hash: str) -> None:
+def ledger_lock_query(workspace_id: int):
+    # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new run,
+    # a message) are not held up by it (PostgreSQL; a no-op on SQLite).
+    return Workspace.objects.select_for_update(no_key=True).filter(pk=workspace_id).order_by().values_list("pk")[:1]
+
+
+def ledger_head_query(workspace_id: int):
+    """The workspace ledger's last link: [(seq, hash)], or none before its first."""
+    return WorkspaceLedger.objects.filter(workspace_id=workspace_id).order_by("-seq").values_list("seq", "hash")[:1]
+
+
+@dataclasses.dataclass(frozen=True)
+class LedgerReads:
+    """How `append_to_ledger` reads the rows of the two queries above: querysets, unless the
+    recorder gives their prepared form (runs/recorder.py)."""
+
+    lock: Any = ledger_lock_query
+    head: Any = ledger_head_query
+
+
+def append_to_ledger(run: Run, final_hash: str, reads: LedgerReads = LedgerReads()) -> None:
     """Chain a finished run's final event hash into its workspace's ledger.
 
     The workspace row is locked first, so two runs finishing at once take turns (on SQLite the
     writers take turns anyway); the unique (workspace, seq) makes a fork impossible regardless.
-    Call inside the transaction that records the run's final event.
+    Call inside the transaction that records the run's final event: a failure here rolls all of it
+    back, so no savepoint of its own is needed.
     """
-    with transaction.atomic():
-        # NO KEY UPDATE: appenders take turns, yet rows that merely point at the workspace (a new
-        # run, a message) are not held up by it (PostgreSQL; a no-op on SQLite).
-        Workspace.objects.select_for_update(no_key=True).filter(pk=run.workspace_id).order_by().values_list("pk").first()
-        last = (WorkspaceLedger.objects.filter(workspace_id=run.workspace_id).order_by("-seq")
-                .values_list("seq", "hash").first())
+    with transaction.atomic(savepoint=False):
+        list(reads.lock(run.workspace_id))
+        last = next(iter(reads.head(run.workspace_id)), None)
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
         at = timezone.now()
         WorkspaceLedger.objects.bulk_create([WorkspaceLedger(

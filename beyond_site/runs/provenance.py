@@ -32,10 +32,14 @@ def person(user_id: int | None, username: str | None) -> dict | None:
     return None if user_id is None else {"id": user_id, "username": username or ""}
 
 
-def request_event(run: Run) -> Event:
-    """The run_requested event of `run`, from the run as it was created."""
-    text = Message.objects.filter(pk=run.message_id).values_list("text", flat=True).first() \
-        if run.message_id else None
+def message_text(message_id: int) -> str | None:
+    return Message.objects.filter(pk=message_id).values_list("text", flat=True).first()
+
+
+def request_event(run: Run, read_text=message_text) -> Event:
+    """The run_requested event of `run`, from the run as it was created. `read_text`: how the text
+    of the run's message is read (the recorder's prepared form)."""
+    text = read_text(run.message_id) if run.message_id else None
     return Event(ev.RunRequested(
         task=run.task, requested_by=person(run.created_by_id, run.created_by_name),
         conversation=run.conversation_id, message=run.message_id, message_text=text, topology=run.topology,

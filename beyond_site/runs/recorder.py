@@ -65,6 +65,23 @@ _FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), status=
                          halt_reason=Param("reason"), decline_reason=Param("declined"), finished_at=Param("at"),
                          lease_owner=None, lease_expires_at=None)
 _SET_VERIFICATION = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), verification=Param("verification"))
+# Once per run: the chain's head as a recorder starts, the message its first event quotes, and the
+# workspace ledger's lock and head at its final event (runs/chain.py, runs/provenance.py).
+_RUN_HEAD = Prepared(lambda: chain.head_query(Param("run_id")))
+_MESSAGE_TEXT = Prepared(lambda: Message.objects.filter(pk=Param("message_id")).values_list("text")[:1])
+_LEDGER_LOCK = Prepared(lambda: chain.ledger_lock_query(Param("workspace_id")))
+_LEDGER_HEAD = Prepared(lambda: chain.ledger_head_query(Param("workspace_id")))
+LEDGER_READS = chain.LedgerReads(lock=lambda workspace_id: _LEDGER_LOCK.rows(workspace_id=workspace_id),
+                                 head=lambda workspace_id: _LEDGER_HEAD.rows(workspace_id=workspace_id))
+
+
+def _run_head(run_id: int) -> list[tuple]:
+    return _RUN_HEAD.rows(run_id=run_id)
+
+
+def _message_text(message_id: int) -> str | None:
+    found = _MESSAGE_TEXT.first(message_id=message_id)
+    return found[0] if found else None
 
 
 # A run's start (runs/runner.py `starting`), read at each submission's commit on its request
@@ -137,7 +154,7 @@ class EventRecorder:
         self.run = run
         self.owner = owner
         #: The last event recorded: its seq, and its hash, which the next event links to (runs/chain.py).
-        self.seq, self.head = chain.run_head(run.pk)
+        self.seq, self.head = chain.run_head(run.pk, _run_head)
         self.scrubber = Scrubber(run.topology)
         self.contexts = ContextStore()
         self.warnings = list(run.warnings)
@@ -189,7 +206,7 @@ class EventRecorder:
         if stop is not None:
             events = [event for event in events if event.type not in HELD_AFTER_STOP]
         if self.seq == 0:  # every record opens with who asked for what (runs/provenance.py)
-            events = [provenance.request_event(self.run), *events]
+            events = [provenance.request_event(self.run, _message_text), *events]
         datas = [_payload_data(event.payload, self.scrubber) for event in events]
         provenance.name_the_stopper(events, datas, self.stopper)
         texts = {sha: text.encode("utf-8") for event in events for sha, text in (event.texts or {}).items()}
@@ -311,7 +328,7 @@ class EventRecorder:
 
     def _finish(self, event_type: str, reason: str | None, row: RunEvent, *, declined: str | None = None) -> None:
         _FINISH(run_id=self.run.pk, status=FINAL_STATUS[event_type], reason=reason, declined=declined, at=row.at)
-        chain.append_to_ledger(self.run, row.hash)
+        chain.append_to_ledger(self.run, row.hash, LEDGER_READS)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
         self._finish(ev.RUN_COMPLETED, None, row)
