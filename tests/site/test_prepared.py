@@ -264,3 +264,26 @@ def test_a_run_start_reads_through_its_prepared_queries_what_the_querysets_read(
                 want.workspace.slug, getattr(want.workspace, "budget", None))
         assert len(queries) == 0  # the workspace and its budget (or none) came with the row
     assert recorder.run_to_start(theirs.pk + 1000) is None
+
+
+def test_the_recorders_once_a_run_reads_give_what_the_querysets_give(runs):
+    """runs/recorder.py's prepared forms of the chain's head, the requested message's text and the
+    ledger's lock and head, against the querysets of runs/chain.py and runs/provenance.py."""
+    from beyond_site.runs import chain, provenance, recorder
+    from beyond_site.runs.models import WorkspaceLedger
+    from beyond_site.workspaces.models import Conversation, Message
+
+    alice, mine, theirs, at = runs
+    for run in (mine, theirs):
+        assert chain.run_head(run.pk, recorder._run_head) == chain.run_head(run.pk)
+    assert chain.run_head(mine.pk, recorder._run_head) == (3, "h3")
+    message = Message.objects.create(conversation=Conversation.objects.create(workspace=mine.workspace, title="C"),
+                                     text="Asked", author=alice)
+    for pk in (message.pk, message.pk + 1000):
+        assert recorder._message_text(pk) == provenance.message_text(pk)
+    WorkspaceLedger.objects.create(workspace=mine.workspace, seq=1, run=mine, run_hash="r", at=at, hash="l1")
+    with transaction.atomic():
+        for workspace_id in (mine.workspace_id, theirs.workspace_id):
+            reads = recorder.LEDGER_READS
+            assert reads.lock(workspace_id) == list(chain.ledger_lock_query(workspace_id))
+            assert reads.head(workspace_id) == list(chain.ledger_head_query(workspace_id))
