@@ -20,6 +20,8 @@ from beyond_site.chat.presenting import (PROGRESS_TYPES, RunRead, RunView, chang
 from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.access import LIVE_FIELDS, readable_run
 from beyond_site.runs.models import Run, RunEvent, Step
+from beyond_site.runs.versions import (DocumentVersion, conversation_versions_query, final_version_query,
+                                       version_in)
 
 Pushed = tuple[str, int, bool]
 
@@ -45,6 +47,10 @@ _MARKS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__
 _LATEST_PROGRESS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=PROGRESS_TYPES)
                             .order_by("-seq").only("run_id", "seq", "type", "data")[:1])
 
+#: A finished run's place among its document's versions (runs/versions.py), read at its end.
+_VERSIONS = Prepared(lambda: conversation_versions_query(Param("conversation_id")))
+_FINAL_VERSION = Prepared(lambda: final_version_query(Param("conversation_id")))
+
 
 def _read_run(run_id: int) -> RunRead:
     """What `run_view` reads, by the prepared queries above, in its order."""
@@ -53,6 +59,15 @@ def _read_run(run_id: int) -> RunRead:
     steps, marks = _STEPS.instances(run_id=run_id), _MARKS.instances(run_id=run_id)
     latest = _LATEST_PROGRESS.instances(run_id=run_id)
     return RunRead(last[0] if last else None, run[0] if run else None, steps, marks, latest[0] if latest else None)
+
+
+def _version(run: Run) -> DocumentVersion:
+    """runs/versions.py `document_version`, by the prepared queries above."""
+    if run.conversation_id is None:
+        return version_in(run, [], None)
+    final = _FINAL_VERSION.first(conversation_id=run.conversation_id)
+    return version_in(run, [pk for (pk,) in _VERSIONS.rows(conversation_id=run.conversation_id)],
+                      final[0] if final else None)
 
 
 class NewEvent(NamedTuple):
@@ -97,7 +112,7 @@ def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
 
 def snapshot(run_id: int) -> Pushed:
     """(fragments for the whole current state, last seq covered, finished?)."""
-    rv = run_view(run_id, _read_run)
+    rv = run_view(run_id, _read_run, _version)
     return _state(rv), rv.last_seq, rv.finished
 
 
@@ -117,7 +132,7 @@ def _since(run: Run, new: list[NewEvent]) -> Pushed:
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
     whole = types & WHOLE_RUN or run.research or recap_changed(new)
-    rv = run_view(run.pk, _read_run) if whole else tail_view(run, new, _STEPS.instances(run_id=run.pk))
+    rv = run_view(run.pk, _read_run, _version) if whole else tail_view(run, new, _STEPS.instances(run_id=run.pk))
     last = max(rv.last_seq, new[-1].seq)
     if rv.finished:
         return _render("chat/_run.html", rv), last, True

@@ -22,7 +22,7 @@ from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
 from beyond_site.runs.trust import sentence as trust_sentence
-from beyond_site.runs.versions import DocumentVersion, document_versions
+from beyond_site.runs.versions import DocumentVersion, document_version, document_versions
 from beyond_site.runs.wording import outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
@@ -275,10 +275,12 @@ def run_views(run_ids) -> dict[int, RunView]:
             for run_id in ids if run_id in runs}
 
 
-def run_view(run_id: int, read: Callable[[int], RunRead] | None = None) -> RunView:
+def run_view(run_id: int, read: Callable[[int], RunRead] | None = None,
+             version: Callable[[Run], DocumentVersion] = document_version) -> RunView:
     """The whole current state of a run, from the database (the snapshot): a live page reads it at
-    its snapshot, at the recap and at the run's end, in a few small queries. `read` reads them
-    (querysets unless given: the websocket's tail gives its prepared reads, chat/fragments.py)."""
+    its snapshot, at the recap and at the run's end, in a few small queries. `read` reads them and
+    `version` a finished run's place among its document's versions (querysets unless given: the
+    websocket's tail gives its prepared reads, chat/fragments.py)."""
     found = (read or _read_run)(run_id)
     run = found.run
     if run is None:
@@ -289,7 +291,7 @@ def run_view(run_id: int, read: Callable[[int], RunRead] | None = None) -> RunVi
             halts[e.payload.step] = e.payload.reason
         elif run.research:
             sources = source_views(e.payload.items, run.brief, released_texts(found.steps))
-    document = document_versions([run])[run.pk] if run.is_finished else None
+    document = version(run) if run.is_finished else None
     return _view(_RunRows(run=run, last_seq=found.last_seq or 0, steps=found.steps, latest=found.latest, halts=halts,
                           sources=sources), document)
 

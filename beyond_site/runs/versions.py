@@ -77,12 +77,25 @@ def document_versions(runs) -> dict[int, DocumentVersion]:
     conversation_ids = {r.conversation_id for r in runs if r.conversation_id}
     versions = versions_of(conversation_ids)
     finals = dict(Conversation.objects.filter(pk__in=conversation_ids).values_list("pk", "final_version"))
-    out = {}
-    for run in runs:
-        ordered = versions.get(run.conversation_id, []) if run.conversation_id else []
-        number = ordered.index(run.pk) + 1 if run.pk in ordered else None
-        out[run.pk] = DocumentVersion(number=number, latest=len(ordered), final=finals.get(run.conversation_id))
-    return out
+    return {run.pk: version_in(run, versions.get(run.conversation_id, []) if run.conversation_id else [],
+                               finals.get(run.conversation_id)) for run in runs}
+
+
+def version_in(run: Run, ordered: list[int], final: int | None) -> DocumentVersion:
+    """Where `run` stands among its conversation's version runs `ordered` (version 1 first)."""
+    number = ordered.index(run.pk) + 1 if run.pk in ordered else None
+    return DocumentVersion(number=number, latest=len(ordered), final=final)
+
+
+def conversation_versions_query(conversation_id: int):
+    """One conversation's version runs: [(id,)], version 1 first (what `versions_of` reads of it)."""
+    return (Run.objects.filter(conversation_id=conversation_id, status__in=Run.FINISHED)
+            .filter(_released_anything()).order_by("pk").values_list("pk"))
+
+
+def final_version_query(conversation_id: int):
+    """[(final_version,)] of the conversation."""
+    return Conversation.objects.filter(pk=conversation_id).values_list("final_version")[:1]
 
 
 def document_version(run: Run) -> DocumentVersion:

@@ -121,3 +121,16 @@ def test_marking_an_older_version_says_why_not(conversation, alice):
     response = client_for(alice).post(f"/w/{first.workspace.slug}/runs/{first.pk}/final/", follow=True)
     assert "Version 1 is not the newest" in response.content.decode()
     assert versions.document_version(first).final is None
+
+
+def test_a_live_page_reads_a_runs_version_as_the_querysets_do(conversation, alice):
+    """chat/fragments.py reads a finished run's version by prepared queries at its end."""
+    from beyond_site.chat.fragments import _version
+
+    first, empty, second = conversation
+    for marked in (False, True):
+        if marked:
+            versions.mark_final(second, alice)
+        for run in (first, empty, second, follow_up(first, alice, "Still going")):
+            assert _version(run) == versions.document_version(run)
+    assert _version(second).status == "Final" and _version(empty).number is None
