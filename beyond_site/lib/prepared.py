@@ -13,6 +13,7 @@ would send, the same conversions of what comes back.
 
 - `Prepared(build)`: a SELECT (a values_list, or model rows with select_related and annotations:
   the tail's read of a run and its steps); `rows()`, `first()`, `instances()`.
+- `PreparedIn(build)`: a Prepared per length of an IN list (`build(params)` gets that many Params).
 - `PreparedUpdate(build, **values)`: an UPDATE, values given as constants or Params, each prepared
   by the field it sets; returns the number of rows changed.
 - `insert_rows(model, rows)`: a multi-row INSERT, the returned ids if asked.
@@ -200,6 +201,31 @@ class Prepared(_OncePerAlias):
                 setattr(obj, name, row[position])
             found.append(obj)
         return found
+
+
+class PreparedIn:
+    """A Prepared for each length of an IN list: `build(params)` gets that many Params and returns
+    the queryset (`field__in=params`); `rows(values)` runs the one for len(values). Lists up to
+    `KEPT` long keep their compiled SQL; a longer one is compiled for its call only."""
+
+    KEPT = 64
+
+    def __init__(self, build: Callable[[list[Param]], QuerySet]):
+        self._build = build
+        self._by_length: dict[int, Prepared] = {}
+
+    def _for(self, length: int) -> Prepared:
+        found = self._by_length.get(length)
+        if found is None:
+            found = Prepared(lambda: self._build([Param(f"in_{k}") for k in range(length)]))
+            if length <= self.KEPT:
+                self._by_length[length] = found
+        return found
+
+    def rows(self, values: list, *, using: str = DEFAULT_DB_ALIAS) -> list[tuple]:
+        if not values:
+            return []
+        return self._for(len(values)).rows(using=using, **{f"in_{k}": v for k, v in enumerate(values)})
 
 
 class PreparedUpdate(_OncePerAlias):

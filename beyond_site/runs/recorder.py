@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.lib.prepared import Param, Prepared, PreparedUpdate, insert_rows
-from beyond_site.runs import chain, context, provenance
+from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert_rows
+from beyond_site.runs import chain, context, contexts, provenance
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
@@ -73,6 +73,10 @@ _LEDGER_LOCK = Prepared(lambda: chain.ledger_lock_query(Param("workspace_id")))
 _LEDGER_HEAD = Prepared(lambda: chain.ledger_head_query(Param("workspace_id")))
 LEDGER_READS = chain.LedgerReads(lock=lambda workspace_id: _LEDGER_LOCK.rows(workspace_id=workspace_id),
                                  head=lambda workspace_id: _LEDGER_HEAD.rows(workspace_id=workspace_id))
+
+
+# The context store's read of the records a batch's calls name (runs/contexts.py), one query a batch.
+_CONTEXT_RECORDS = PreparedIn(lambda shas: contexts.records_query(shas))
 
 
 def _run_head(run_id: int) -> list[tuple]:
@@ -156,7 +160,7 @@ class EventRecorder:
         #: The last event recorded: its seq, and its hash, which the next event links to (runs/chain.py).
         self.seq, self.head = chain.run_head(run.pk, _run_head)
         self.scrubber = Scrubber(run.topology)
-        self.contexts = ContextStore()
+        self.contexts = ContextStore(_CONTEXT_RECORDS.rows)
         self.warnings = list(run.warnings)
         #: Who checked the steps released so far (runs/verification.py).
         self.verification = run.verification
@@ -183,7 +187,7 @@ class EventRecorder:
             # Rolled back: what this recorder remembers must be rolled back with it. (The context
             # store's memory may name rows that were rolled back: it is dropped too.)
             self.seq, self.head, self.warnings, self._steps, self._attempts, self.verification = saved
-            self.contexts = ContextStore()
+            self.contexts = ContextStore(_CONTEXT_RECORDS.rows)
             raise
 
     def _stop_reason(self) -> str | None:

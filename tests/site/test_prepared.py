@@ -287,3 +287,19 @@ def test_the_recorders_once_a_run_reads_give_what_the_querysets_give(runs):
             reads = recorder.LEDGER_READS
             assert reads.lock(workspace_id) == list(chain.ledger_lock_query(workspace_id))
             assert reads.head(workspace_id) == list(chain.ledger_head_query(workspace_id))
+
+
+def test_an_in_list_reads_what_the_orm_reads_whatever_its_length(runs):
+    from beyond_site.lib.prepared import PreparedIn
+    from beyond_site.runs import contexts, recorder
+    from beyond_site.runs.models import ContextRecord
+
+    for n in range(3):
+        ContextRecord.objects.create(sha256=f"{n}" * 64, parts=[])
+    shas = [f"{n}" * 64 for n in range(4)]  # the last names no record
+    ids = PreparedIn(lambda params: RunEvent.objects.filter(seq__in=params).order_by("seq").values_list("seq", "hash"))
+    for count in range(5):
+        assert sorted(recorder._CONTEXT_RECORDS.rows(shas[:count])) == sorted(contexts.records_query(shas[:count]))
+        assert ids.rows([1, 3, 9][:count]) == list(RunEvent.objects.filter(seq__in=[1, 3, 9][:count])
+                                                    .order_by("seq").values_list("seq", "hash"))
+    assert len(recorder._CONTEXT_RECORDS.rows(shas)) == 3
