@@ -75,6 +75,29 @@ class Place:
     end: int
 
 
+#: A source's specifics are remembered by its text, across runs, up to this many characters of
+#: text: a workspace's memories, files and framework references, which every run of the workspace
+#: is given again, are read once in a process rather than once a run.
+REMEMBERED_CHARS = 4_000_000
+_remembered: dict[str, tuple[Specific, ...]] = {}
+_remembered_chars = 0
+
+
+def source_specifics(text: str) -> tuple[Specific, ...]:
+    """`find_specifics(text, source=True)`, remembered (a pure function of the text)."""
+    global _remembered_chars
+    found = _remembered.get(text)
+    if found is None:
+        found = tuple(find_specifics(text, source=True))
+        if len(text) <= REMEMBERED_CHARS:
+            if _remembered_chars + len(text) > REMEMBERED_CHARS:
+                _remembered.clear()
+                _remembered_chars = 0
+            _remembered[text] = found
+            _remembered_chars += len(text)
+    return found
+
+
 class SourceIndex:
     """The keys every source states, and where."""
 
@@ -87,7 +110,7 @@ class SourceIndex:
         self._folded: list[str] | None = None
         self._words: set[str] = set()
         for n, source in enumerate(sources):
-            for specific in find_specifics(source.text, source=True):
+            for specific in source_specifics(source.text):
                 for key in specific.keys:
                     places = self.keys.setdefault(key, [])
                     if len(places) < self.PLACES_PER_KEY:

@@ -141,3 +141,22 @@ def test_the_benchmark_meets_its_targets_on_a_small_draw():
     for kind, row in result["by_kind"].items():
         assert row["listed"] / row["invented"] >= .95, kind
         assert row["wrong"] / row["faithful"] <= .05, kind
+
+
+def test_a_sources_specifics_are_read_once_in_a_process_whatever_the_runs(monkeypatch):
+    """Every run of a workspace is given its memories and files again: the second index reads no
+    source it has read before, and finds the same."""
+    from pipeline.specifics import sources
+
+    ctx = Context(task="Review the register", memories=("Owner: Claire Martin, 12 servers.",),
+                  files=(Document("a.md", "Kept 90 days; reported within 72 hours to the CNIL."),))
+    first = SourceIndex.of(ctx, None)
+    read = []
+    monkeypatch.setattr(sources, "find_specifics", lambda text, **kw: read.append(text) or find_specifics(text, **kw))
+    again = SourceIndex.of(Context(task="Another task", memories=ctx.memories, files=ctx.files), None)
+    assert read == ["Another task"]
+    assert again.keys == first.keys and len(first.keys) >= 4  # neither task states a specific
+    monkeypatch.setattr(sources, "REMEMBERED_CHARS", 10)  # past the cap a text is read every time
+    SourceIndex.of(Context(task="A third, longer task"), None)
+    SourceIndex.of(Context(task="A third, longer task"), None)
+    assert read[-2:] == ["A third, longer task"] * 2
