@@ -216,14 +216,20 @@ def test_the_settings_page_sets_the_requirement_for_admins_only(alice, bob):
     assert acme.calibration_requirement is None
 
 
-def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page(alice, bob):
+def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page_for_admins(alice, bob):
     acme = workspace_with("acme", admin=alice, member=bob)
     configuration.set_topology(acme, parse_shorthand(GEMMA).as_json(), operator=True)
     require(acme, max_clean_flagged=0.2)
     response = client_for(bob).post("/w/acme/send/", {"message": "Draft a policy", "idempotency_key": "k1"}, **HTMX)
     page = response.content.decode()
     assert response.status_code == 409 and "Not started: this workspace requires a calibrated verifier" in page
-    assert 'href="/w/acme/calibration/"' in page and not Run.objects.exists()
+    assert not Run.objects.exists()
+    # A member cannot open the Calibration page, so is told to ask an admin instead of sent there.
+    assert "Ask an admin of this workspace to calibrate its verifier" in page
+    assert "/calibration/" not in page and client_for(bob).get("/w/acme/calibration/").status_code == 403
+    response = client_for(alice).post("/w/acme/send/", {"message": "Draft a policy", "idempotency_key": "k2"}, **HTMX)
+    page = response.content.decode()
+    assert response.status_code == 409 and 'href="/w/acme/calibration/"' in page and "Ask an admin" not in page
 
 
 def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requirement_is_met(alice, tmp_path):
