@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
+from openpyxl import load_workbook
 
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.chat.presenting import run_view
@@ -291,6 +292,10 @@ def test_a_calibrated_verifier_is_on_the_trace_the_chained_record_the_page_and_t
     audit_md = FORMATS["md"].render(run, "audit").decode().replace("\\[", "[").replace("\\]", "]")
     assert f"## Verifier calibration\n\n{said}" in audit_md  # brackets escaped as Markdown asks
     assert said in docx_text(FORMATS["docx"].render(run, "audit"))
+    audit_sheet = load_workbook(io.BytesIO(FORMATS["xlsx"].render(run, "audit")))["Document"]
+    assert ["Verifier calibration", said] in [[c.value for c in row][:2] for row in audit_sheet.iter_rows()]
+    client_sheet = load_workbook(io.BytesIO(FORMATS["xlsx"].render(run, "client")))["Document"]
+    assert not any("calibrat" in str(c.value).lower() for row in client_sheet.iter_rows() for c in row)
     assert "calibrat" not in FORMATS["md"].render(run, "client").decode().lower()
     assert "calibrat" not in docx_text(FORMATS["docx"].render(run, "client")).lower()
     # A later calibration does not rewrite what the run was started on.
