@@ -22,7 +22,7 @@ from pipeline.providers.registry import reads_with_a_language_model
 from pipeline.topology import TopologyError
 from beyond_site.calibration.calibrating import create_report, interrupted, requeue
 from beyond_site.calibration.tasks import CALIBRATE_TASK
-from beyond_site.calibration.command_options import describe
+from beyond_site.runs.command_options import describe
 from beyond_site.calibration.figures import (comparison_charts, comparison_table, csv_text, label_charts,
                                              report_document, short_label)
 from beyond_site.calibration.forms import StartForm
