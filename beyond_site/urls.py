@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from beyond_site.accounts.memberships import leave
+from beyond_site.lib import ids  # noqa: F401  (registers <id:...> for every app's URLs, included below)
 from beyond_site.lib.accounts import account_urls
 from beyond_site.workspace_settings.creation import new_workspace
 

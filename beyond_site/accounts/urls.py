@@ -1,7 +1,6 @@
 from django.urls import path
 
 from beyond_site.accounts import memberships, views
-from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at invitations/ (beyond_site/urls.py).
 app_name = "accounts"

@@ -1,7 +1,7 @@
 """The auditors' pages: browse, read and export the run record. Read-only by construction.
 
-Every view is GET/HEAD only and goes through `_membership` / `_get_run`, so a non-member, or a run
-id from another workspace, is a 404 in one obvious place. Every role of the workspace may read:
+Every view is GET/HEAD only and goes through `require_membership` / `require_run` with READ, so a
+non-member, or a run id from another workspace, is a 404. Every role of the workspace may read:
 members can see their own runs in the chat anyway, and the record is append-only.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from beyond_site.audit.research import research_summary
 from beyond_site.runs.access import require_run
 from beyond_site.runs.context_audit import calls_that_saw
 from beyond_site.runs.contexts import context_messages
-from beyond_site.runs.models import ModelCall, Run
+from beyond_site.runs.models import ModelCall
 from beyond_site.runs.selectors import run_events, run_trace
 from beyond_site.runs.unsourced import specifics_view
 from beyond_site.runs.versions import document_version
@@ -34,15 +34,6 @@ EXPORT_FORMATS = [("exports:docx", "Word"), ("exports:pdf", "PDF"), ("exports:md
                   ("exports:xlsx", "Excel (tables)")]
 
 
-def _membership(request, slug: str):
-    return require_membership(request, slug, READ)
-
-
-def _get_run(request, slug: str, run_id: int) -> Run:
-    """The run, looked up inside the caller's workspace: another workspace's id is a 404."""
-    return require_run(request, slug, run_id, READ)
-
-
 def _json_attachment(data, filename: str) -> HttpResponse:
     response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json")
     # `filename` is built from integers and a slug only, so it needs no quoting beyond this.
@@ -53,7 +44,7 @@ def _json_attachment(data, filename: str) -> HttpResponse:
 @require_safe
 @login_required
 def run_list(request, slug: str):
-    membership = _membership(request, slug)
+    membership = require_membership(request, slug, READ)
     runs, form = filtered_runs(membership.workspace, request.GET)
     # The rows show who started each run: selected with the page, not one query a row.
     page = Paginator(runs.select_related("created_by"), PAGE_SIZE).get_page(request.GET.get("page"))
@@ -66,7 +57,7 @@ def run_list(request, slug: str):
 @require_safe
 @login_required
 def run_detail(request, slug: str, run_id: int):
-    run = _get_run(request, slug, run_id)
+    run = require_run(request, slug, run_id, READ)
     events = run_events(run)
     trace = presenters.redact_trace(run_trace(run, events))
     return render(request, "audit/run_detail.html", {
@@ -86,7 +77,7 @@ def run_detail(request, slug: str, run_id: int):
 @require_safe
 @login_required
 def call_context(request, slug: str, run_id: int, call_id: int):
-    run = _get_run(request, slug, run_id)
+    run = require_run(request, slug, run_id, READ)
     call = get_object_or_404(ModelCall.objects.select_related("context"), pk=call_id, run=run)
     if call.context is None:
         raise Http404("This call has no recorded context")
@@ -102,7 +93,7 @@ def call_context(request, slug: str, run_id: int, call_id: int):
 @require_safe
 @login_required
 def seen(request, slug: str, run_id: int):
-    run = _get_run(request, slug, run_id)  # authorization first, whatever happens below
+    run = require_run(request, slug, run_id, READ)  # authorization first, whatever happens below
     query = request.GET.get("q", "")[:SEEN_QUERY_MAX]
     calls = calls_that_saw(run, query) if query.strip() else None
     return render(request, "audit/seen.html", {
@@ -113,7 +104,7 @@ def seen(request, slug: str, run_id: int):
 @require_safe
 @login_required
 def run_export(request, slug: str, run_id: int):
-    run = _get_run(request, slug, run_id)
+    run = require_run(request, slug, run_id, READ)
     return _json_attachment(presenters.redact_trace(run_trace(run)), f"beyond-run-{run.pk}.json")
 
 
@@ -125,7 +116,7 @@ def list_export(request, slug: str):
     Capped rather than streamed: under ASGI a synchronous streaming body is buffered whole anyway.
     The response headers say how many matched, and the list page says so before the click.
     """
-    membership = _membership(request, slug)
+    membership = require_membership(request, slug, READ)
     runs, _ = filtered_runs(membership.workspace, request.GET)
     matched = runs.count()
     traces = [presenters.redact_trace(run_trace(r)) for r in runs.select_related("workspace")[:EXPORT_CAP]]

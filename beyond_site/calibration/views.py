@@ -19,10 +19,10 @@ from pipeline import badges
 from pipeline.calibration import CONTRACTS
 from pipeline.calibration.offline import sentence as offline_figures
 from pipeline.providers.registry import reads_with_a_language_model
-from pipeline.topology import TopologyError
+from pipeline.topology import Topology, TopologyError
 from beyond_site.calibration.calibrating import create_report, interrupted, requeue
 from beyond_site.calibration.tasks import CALIBRATE_TASK
-from beyond_site.calibration.command_options import describe
+from beyond_site.runs.command_options import describe
 from beyond_site.calibration.figures import (comparison_charts, comparison_table, csv_text, label_charts,
                                              report_document, short_label)
 from beyond_site.calibration.forms import StartForm
@@ -48,29 +48,22 @@ def _report(request, slug: str, report_id: int) -> CalibrationReport:
                              workspace=membership.workspace)
 
 
-def _workspace_verifier(workspace) -> str | None:
+def _workspace_topology(workspace) -> Topology | None:
+    """The topology a run started now would use; None when it cannot be read (its runs then fail
+    on their own, and this page says nothing of it)."""
     try:
-        return describe(resolve_topology(workspace))
+        return resolve_topology(workspace)
     except TopologyError:
         return None
 
 
-def _workspace_verifier_mechanical(workspace) -> bool:
-    """Whether the workspace's verifier is not a language model (its provider declares so)."""
-    try:
-        return not reads_with_a_language_model(resolve_topology(workspace).verifier.provider)
-    except TopologyError:
-        return False
-
-
-def _trust_now(workspace) -> dict:
+def _trust_now(workspace, topology: Topology | None) -> dict:
     """What a run started now would record of its verifier, in words, and the workspace's
     requirement with whether a report meets it (runs/trust.py)."""
-    requirement = Requirement.of(workspace.calibration_requirement)
-    try:
-        status = trust_status(workspace.pk, resolve_topology(workspace).as_json(), requirement)
-    except TopologyError:
+    if topology is None:
         return {}
+    requirement = Requirement.of(workspace.calibration_requirement)
+    status = trust_status(workspace.pk, topology.as_json(), requirement)
     met_by = (status.get("requirement") or {}).get("met_by")
     return {"text": trust_sentence(status), "requirement": requirement.describe() if requirement else "",
             "met_by": met_by, "held": requirement is not None and status["language_model"]}
@@ -91,11 +84,14 @@ def reports_page(request, slug: str):
     reports = list(CalibrationReport.objects.filter(workspace=workspace).select_related("created_by")[:LISTED])
     compared = _compared(reports, request.GET.getlist("r"))
     shares = false_share(workspace)
+    topology = _workspace_topology(workspace)
     return render(request, "calibration/reports.html", {
         "workspace": workspace, "membership": membership, "start_form": StartForm(),
-        "verifier": _workspace_verifier(workspace), "trust": _trust_now(workspace),
-        # Who checks this workspace's runs, in words, with what the offline checks catch.
-        "mechanical_verifier": _workspace_verifier_mechanical(workspace), "offline_figures": offline_figures(),
+        "verifier": describe(topology) if topology else None, "trust": _trust_now(workspace, topology),
+        # Who checks this workspace's runs, in words (a verifier that is not a language model, as
+        # its provider declares), with what the offline checks catch.
+        "mechanical_verifier": topology is not None and not reads_with_a_language_model(topology.verifier.provider),
+        "offline_figures": offline_figures(),
         "rows": [{"report": r, "label": short_label(r), "interrupted": interrupted(r),
                   "compared": r in compared,
                   "mechanical": recorded_checker(r.topology) == badges.MECHANICAL} for r in reports],

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.shortcuts import render
 from django.urls import reverse
 
+from beyond_site.workspaces.access import ADMIN, allows
+
 
 def notice_only(request, message: str, **extra):
     response = render(request, "chat/_notice.html", {"notice": message, **extra})
@@ -12,10 +14,16 @@ def notice_only(request, message: str, **extra):
     return response
 
 
-def calibration_required(request, slug: str, message: str, **extra):
+def calibration_required(request, membership, message: str, **extra):
     """A run refused before it started because the workspace requires a calibration its verifier
-    lacks (runs/trust.py): the reason, and the way to the Calibration page."""
-    response = notice_only(request, f"Not started: {message}", notice_link=reverse("calibration:reports", args=[slug]),
-                           notice_link_text="An admin can calibrate it on the Calibration page.", **extra)
+    lacks (runs/trust.py): the reason, and the way to the Calibration page for an admin, who may
+    open it; anyone else is told to ask one rather than sent to a page that refuses them."""
+    if allows(membership, ADMIN):
+        extra.update(notice_link=reverse("calibration:reports", args=[membership.workspace.slug]),
+                     notice_link_text="Calibrate it on the Calibration page.")
+        response = notice_only(request, f"Not started: {message}", **extra)
+    else:
+        response = notice_only(request, f"Not started: {message} Ask an admin of this workspace to calibrate its "
+                                        "verifier on the Calibration page.", **extra)
     response.status_code = 409
     return response

@@ -60,7 +60,7 @@ def again(request, slug, run_id):
         return notice_only(request, ALREADY_AGAIN)
     # A run is run again once, whoever asks: a double click, or two members clicking at once,
     # start one new run (a new run that fails has its own Run again).
-    started = _start(request, slug, lambda: run_again(earlier, user=request.user,
+    started = _start(request, membership, lambda: run_again(earlier, user=request.user,
                                                       idempotency_key=f"{AGAIN_KEY_PREFIX}{earlier.pk}"))
     if isinstance(started, HttpResponse):
         return started
@@ -74,7 +74,7 @@ def again(request, slug, run_id):
     return render(request, "chat/_again.html", ctx)
 
 
-def _start(request, slug: str, start):
+def _start(request, membership, start):
     """`start()`'s (run, created), or the notice that says why nothing was started."""
     try:
         return start()
@@ -85,13 +85,13 @@ def _start(request, slug: str, start):
         response.status_code = 429
         return response
     except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
-        return calibration_required(request, slug, exc.message)
+        return calibration_required(request, membership, exc.message)
 
 
 def _new_run(request, membership, start):
     """Start a run with `start()` (a redo, a regeneration, an edited task) and answer with its
     exchange, appended to the conversation; a refusal is a notice and nothing else changes."""
-    started = _start(request, membership.workspace.slug, start)
+    started = _start(request, membership, start)
     if isinstance(started, HttpResponse):
         return started
     run, _ = started

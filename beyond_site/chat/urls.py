@@ -1,7 +1,6 @@
 from django.urls import path
 
 from beyond_site.chat import attachments, conversations, memories, run_actions, saved_tasks, views
-from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 app_name = "chat"
 urlpatterns = [

@@ -187,7 +187,7 @@ def send(request, slug):
         response.status_code = 429
         return response
     except CalibrationRequired as exc:  # the workspace requires a calibration its verifier lacks
-        return calibration_required(request, slug, exc.message, form_key=key)
+        return calibration_required(request, membership, exc.message, form_key=key)
     conversation = run.conversation
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered

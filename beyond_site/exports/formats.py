@@ -47,5 +47,3 @@ FORMATS = {
                    "Excel (tables)"),
     "json": Format("application/json", _trace, "Run trace (JSON)", document=False),
 }
-#: The formats a document is offered in, in the export menu's order.
-DOCUMENT_FORMATS = [ext for ext, fmt in FORMATS.items() if fmt.document]

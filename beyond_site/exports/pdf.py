@@ -13,6 +13,7 @@ Everything is written in reading order, so text extracted from the file reads as
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import contextmanager
 from pathlib import Path
 
 from fpdf import FPDF, FontFace
@@ -257,18 +258,11 @@ class _Writer:
         pdf.set_line_width(0.5)
         pdf.ln(8)
 
+    @contextmanager
     def indented(self, by: float):
-        return _Indent(self.pdf, by)
-
-
-class _Indent:
-    """Move the left margin in for a block, and back after it."""
-
-    def __init__(self, pdf: FPDF, by: float):
-        self.pdf, self.by = pdf, by
-
-    def __enter__(self):
-        self.pdf.set_left_margin(self.pdf.l_margin + self.by)
-
-    def __exit__(self, *exc):
-        self.pdf.set_left_margin(self.pdf.l_margin - self.by)
+        """Move the left margin in for a block, and back after it."""
+        self.pdf.set_left_margin(self.pdf.l_margin + by)
+        try:
+            yield
+        finally:
+            self.pdf.set_left_margin(self.pdf.l_margin - by)

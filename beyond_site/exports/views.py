@@ -72,27 +72,15 @@ def _back(request, run) -> HttpResponse:
 
 @login_required
 @require_POST
-def mark_final(request, slug, run_id):
-    """Mark this run's version of the conversation's document final (a member or an admin)."""
+def mark(request, slug, run_id, final: bool):
+    """Mark this run's version of the conversation's document final, or take the mark off: the
+    document is a draft again (a member or an admin)."""
     run = require_run(request, slug, run_id, WRITE)
     try:
-        version = versions.mark_final(run, request.user)
+        version = (versions.mark_final if final else versions.reopen)(run, request.user)
     except versions.NotMarkable as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Version {version.number} is marked final: its exports say Final from now on.")
-    return _back(request, run)
-
-
-@login_required
-@require_POST
-def reopen(request, slug, run_id):
-    """Take the final mark off: the document is a draft again (a member or an admin)."""
-    run = require_run(request, slug, run_id, WRITE)
-    try:
-        version = versions.reopen(run, request.user)
-    except versions.NotMarkable as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Version {version.number} is a draft again.")
+        messages.success(request, f"Version {version.number} is marked final: its exports say Final from now on."
+                         if final else f"Version {version.number} is a draft again.")
     return _back(request, run)

@@ -1,8 +1,9 @@
 """Write a deliverable's tables (exports.document) as an Excel workbook, where a compliance officer
 keeps registers and records of processing.
 
-The first sheet holds the title page's facts (and, in the audit edition, the notes on sections),
-with a list of the tables; then one sheet per Markdown table of the document, named after the
+The first sheet holds the title page's facts (and, in the audit edition, the title page's parts:
+models, verification, the verifier's calibration, the recap; then the notes on sections), with a
+list of the tables; then one sheet per Markdown table of the document, named after the
 heading it stands under, within Excel's rules for sheet names (31 characters, none of []:*?/\\,
 unique whatever the case). Each table's header row is bold and frozen, with a filter; columns are
 as wide as what they hold; numbers, percentages and dates are typed as such when their reading is
@@ -22,7 +23,7 @@ from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from beyond_site.exports.blocks import Heading, ListBlock, Table, plain
+from beyond_site.exports.blocks import Callout, Code, Heading, ListBlock, Paragraph, Table, plain
 from beyond_site.exports.document import Deliverable
 
 #: What a spreadsheet reads as the start of a formula (the CSV exports' guard uses the same list).
@@ -75,6 +76,8 @@ def _facts(sheet, d: Deliverable, sheets: list[tuple[str, _Found]]) -> None:
         text_cell(sheet.cell(n, 2), value)
         sheet.cell(n, 1).font = Font(bold=True)
     row = len(rows) + 2
+    for part in d.parts:
+        row = _part(sheet, part, row)
     if d.notes:
         text_cell(sheet.cell(row, 1), "Notes")
         sheet.cell(row, 1).font = Font(bold=True)
@@ -94,6 +97,32 @@ def _facts(sheet, d: Deliverable, sheets: list[tuple[str, _Found]]) -> None:
     sheet.column_dimensions["B"].width = 90
     for cells in sheet.iter_rows(min_col=2, max_col=2):
         cells[0].alignment = Alignment(wrap_text=True, vertical="top")
+
+
+def _part(sheet, part, row: int) -> int:
+    """One of the audit edition's title page parts as rows of text: its title in bold, then a row
+    per paragraph, list item and table row (cells joined by " · "). Returns the next free row."""
+    if part.title:
+        text_cell(sheet.cell(row, 1), part.title)
+        sheet.cell(row, 1).font = Font(bold=True)
+    for text in _lines(part.blocks):
+        text_cell(sheet.cell(row, 2), text)
+        row += 1
+    return row + 1
+
+
+def _lines(blocks: list) -> list[str]:
+    lines = []
+    for block in blocks:
+        if isinstance(block, (Heading, Paragraph, Callout)):
+            lines.append(plain(block.spans))
+        elif isinstance(block, Code):
+            lines.append(block.text)
+        elif isinstance(block, Table):
+            lines += [" · ".join(plain(cell) for cell in cells) for cells in (block.header, *block.rows)]
+        elif isinstance(block, ListBlock):
+            lines += [" ".join(_lines(item)) for item in block.items]
+    return [text for text in lines if text.strip()]
 
 
 def _tables(d: Deliverable) -> list[_Found]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from django.contrib import admin
 
 
-class NoWrites:
+class NoAddOrChange:
     def has_add_permission(self, request, obj=None):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
 
+
+class NoWrites(NoAddOrChange):
     def has_delete_permission(self, request, obj=None):
         return False
 

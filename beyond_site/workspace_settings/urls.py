@@ -1,7 +1,6 @@
 from django.urls import path
 
 from beyond_site.workspace_settings import budgets, calibration_requirement, deliverables, invitations, research, views
-from beyond_site.lib import ids  # noqa: F401  (registers <id:...>: ASCII digits, 1 to 2^63-1)
 
 # Mounted at w/<slug:slug>/settings/ (beyond_site/urls.py): every view receives `slug`.
 app_name = "workspace_settings"

@@ -1,6 +1,6 @@
 """Parse one untrusted PDF, DOCX or XLSX in a throw-away, resource-limited process.
 
-Run by ``extraction.extract`` as ``python -I _extract_worker.py KIND MEMORY_BYTES
+Run by ``extraction.extract_file`` as ``python -I _extract_worker.py KIND MEMORY_BYTES
 CPU_SECONDS MAX_PAGES MAX_TEXT_CHARS MAX_ROWS MAX_CELLS`` with the file on stdin.
 Prints one JSON object on stdout: ``{"ok": true, "text": ..., "pages": n|null,
 "sheets": n|null}`` or ``{"ok": false, "code": ..., "detail": ...}``. The parent

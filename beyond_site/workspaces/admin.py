@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db import transaction
 
-from beyond_site.lib.admin import NoWrites, ReadOnlyAdmin, ReadOnlyInline
+from beyond_site.lib.admin import NoAddOrChange, NoWrites, ReadOnlyAdmin, ReadOnlyInline
 from beyond_site.workspaces import knowledge
 from beyond_site.workspaces.changelog import changes_via, record_change
 from beyond_site.workspaces.models import (
@@ -12,18 +12,22 @@ from beyond_site.workspaces.models import (
 )
 
 
-class DeleteThroughService:
+class DeleteEachOne:
+    """A bulk deletion deletes each row through `delete_model`, which records it, in one transaction."""
+
+    @transaction.atomic
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self.delete_model(request, obj)
+
+
+class DeleteThroughService(DeleteEachOne):
     """Deletions go through the workspace's knowledge services, which record who deleted what."""
 
     delete_service = ""
 
     def delete_model(self, request, obj):
         getattr(knowledge, self.delete_service)(obj, request.user)
-
-    @transaction.atomic
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            self.delete_model(request, obj)
 
 
 class MembershipInline(admin.TabularInline):
@@ -101,7 +105,7 @@ class WorkspaceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(DeleteEachOne, admin.ModelAdmin):
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = ["role", "workspace"]
     search_fields = ["user__username", "workspace__slug"]
@@ -116,11 +120,6 @@ class MembershipAdmin(admin.ModelAdmin):
         before = _stored_membership(obj.pk)
         super().delete_model(request, obj)
         _record_membership_change(request, before, None)
-
-    @transaction.atomic
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:
-            self.delete_model(request, obj)
 
 
 @admin.register(Memory)
@@ -145,7 +144,7 @@ class MemoryAdmin(DeleteThroughService, admin.ModelAdmin):
 
 
 @admin.register(Document)
-class DocumentAdmin(DeleteThroughService, admin.ModelAdmin):
+class DocumentAdmin(NoAddOrChange, DeleteThroughService, admin.ModelAdmin):
     """Files come in through add_document (extraction, limits, indexing), never through a form."""
 
     delete_service = "delete_document"
@@ -156,25 +155,14 @@ class DocumentAdmin(DeleteThroughService, admin.ModelAdmin):
               "text"]
     readonly_fields = fields
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(FrameworkPack)
-class FrameworkPackAdmin(admin.ModelAdmin):
-    """Imported packs: added with `beyond_frameworks import-oscal`, browsable and removable here."""
+class FrameworkPackAdmin(NoAddOrChange, admin.ModelAdmin):
+    """Imported packs: added with `beyond_frameworks import-oscal` (and changed by a new import,
+    which is logged), browsable and removable here."""
 
     list_display = ["key", "name", "updated_at"]
     readonly_fields = ["key", "name", "data", "created_at", "updated_at"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False  # a pack changes by a new import, which is logged
 
     # A removal is logged in the change log of every workspace that enabled the pack.
     def delete_model(self, request, obj):

@@ -21,7 +21,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from beyond_site.workspaces import members
-from beyond_site.workspaces.access import users_visible_to
 from beyond_site.workspaces.admin_rights import maker_refusal, withdraw_invitations_of
 from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.models import Invitation, Membership, Workspace
@@ -39,12 +38,8 @@ def offer_role(workspace, username: str, role: str, *, user) -> Invitation:
     if there is one. NotAddable for an account the admin `user` may not name (the same words as for
     a name nobody has), ValueError for someone who has the role already."""
     username = (username or "").strip()
-    if role not in dict(Membership.ROLES):
-        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
-    target = users_visible_to(user).filter(username=username).first()
-    if target is None:
-        raise members.NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
-                                  "workspace with you can be. Send them an invitation link instead.")
+    members.check_role(role)
+    target = members.addable_user(user, username)
     with transaction.atomic():
         current = Membership.objects.filter(workspace=workspace, user=target).values_list("role", flat=True).first()
         if current == role:

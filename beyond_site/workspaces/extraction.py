@@ -209,11 +209,6 @@ def _zip_names(file) -> list[str] | None:
 HEAD_BYTES = 64 * 1024
 
 
-def sniff_kind(data: bytes, filename: str) -> str:
-    """`sniff_file` for bytes in memory."""
-    return sniff_file(io.BytesIO(data), filename)
-
-
 def sniff_file(file, filename: str) -> str:
     """Return "pdf", "docx", "xlsx", "markdown", "csv" or "text", judged by content (its head,
     and a ZIP's central directory).
@@ -489,8 +484,3 @@ def extract_file(file, filename: str, limits: Limits = Limits(), *, kind: str | 
         size += len(piece)
     return Extracted(kind=kind, mime=MIME_TYPES[kind], text=text, sha256=digest.hexdigest(), size=size,
                      pages=pages, sheets=sheets)
-
-
-def extract(data: bytes, filename: str, limits: Limits = Limits()) -> Extracted:
-    """`extract_file` for bytes already in memory."""
-    return extract_file(io.BytesIO(data), filename, limits)

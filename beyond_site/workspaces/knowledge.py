@@ -114,7 +114,16 @@ def accept_file(workspace: Workspace, received: Received, *, user=None, conversa
     request (workspaces/reading.py; the caller defers the reading: `reading.READ_TASK`), or with
     its text already `read`. Returns (document, created): created is False when the scope has these
     bytes already (the document there is returned), True for a new file, or for one whose earlier
-    reading failed (it is `reading` again). DocumentRefused when the workspace has no room left."""
+    reading failed (it is `reading` again). DocumentRefused when the workspace has no room left;
+    the stored original then goes too, unless a document has the same bytes."""
+    try:
+        return _accept(workspace, received, user=user, conversation=conversation, read=read)
+    except DocumentRefused:
+        _delete_original_unless_used(received.sha256)
+        raise
+
+
+def _accept(workspace: Workspace, received: Received, *, user, conversation, read) -> tuple[Document, bool]:
     with transaction.atomic():
         # Under a lock on the workspace row: two uploads at once must not both fit in the room
         # that only one of them has (PostgreSQL locks; SQLite writes one at a time anyway).

@@ -27,9 +27,28 @@ def _locked_membership(membership: Membership) -> Membership:
     return Membership.objects.select_related("user", "workspace").get(pk=membership.pk)
 
 
-def _other_admins(membership: Membership) -> int:
-    return (Membership.objects.filter(workspace_id=membership.workspace_id, role=Membership.ADMIN)
-            .exclude(pk=membership.pk).count())
+def _keep_an_admin(membership: Membership) -> None:
+    """LastAdminError if `membership` is its workspace's only admin (it is about to stop being one)."""
+    if membership.role == Membership.ADMIN and not (
+            Membership.objects.filter(workspace_id=membership.workspace_id, role=Membership.ADMIN)
+            .exclude(pk=membership.pk).exists()):
+        raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
+                             "make another member an admin first")
+
+
+def check_role(role: str) -> None:
+    if role not in dict(Membership.ROLES):
+        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+
+
+def addable_user(user, username: str):
+    """The account `username` if the admin `user` can see it (access.users_visible_to); otherwise
+    NotAddable, with the same words whether or not the name exists elsewhere on the server."""
+    target = users_visible_to(user).filter(username=username).first() if user is not None else None
+    if target is None:
+        raise NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
+                         "workspace with you can be. Send them an invitation link instead.")
+    return target
 
 
 class LastAdminError(ValueError):
@@ -45,8 +64,7 @@ def add_member(workspace: Workspace, username: str, role: str, *, create_user: b
                user=None) -> Membership:
     """Make `username` a member with `role`, or give a member that role (the commands' way: no
     check of who may see whom; the last admin is still kept). Logged like the settings page's."""
-    if role not in dict(Membership.ROLES):
-        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    check_role(role)
     User = get_user_model()
     target = User.objects.filter(username=username).first()
     if target is None:
@@ -72,16 +90,12 @@ def add_existing_member(workspace: Workspace, username: str, role: str, user=Non
     ValueError for an unknown role or someone already a member (their role is changed with
     change_role, which guards the last admin)."""
     username = (username or "").strip()
-    if role not in dict(Membership.ROLES):
-        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    check_role(role)
     if role == Membership.ADMIN:  # nobody is made an admin without accepting it (consent.offer_role)
         raise ValueError("An admin is never added directly: offer them the role, which they accept or decline.")
     if Membership.objects.filter(workspace=workspace, user__username=username).exists():
         raise ValueError(f"{username} is already a member of this workspace; change their role instead")
-    target = users_visible_to(user).filter(username=username).first() if user is not None else None
-    if target is None:
-        raise NotAddable(f"You cannot add {username or 'this user'} directly: only people who share a "
-                         "workspace with you can be. Send them an invitation link instead.")
+    target = addable_user(user, username)
     with transaction.atomic():
         membership = Membership.objects.create(user=target, workspace=workspace, role=role)
         record_change(workspace, user, "member_added", after=role, username=username)
@@ -91,14 +105,11 @@ def add_existing_member(workspace: Workspace, username: str, role: str, user=Non
 @transaction.atomic
 def change_role(membership: Membership, role: str, user=None) -> Membership:
     """Give a member another role (logged); LastAdminError rather than demote the last admin."""
-    if role not in dict(Membership.ROLES):
-        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    check_role(role)
     membership = _locked_membership(membership)
     if role == membership.role:
         return membership
-    if membership.role == Membership.ADMIN and not _other_admins(membership):
-        raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
-                             "make another member an admin first")
+    _keep_an_admin(membership)
     record_change(membership.workspace, user, "member_role_changed", username=membership.user.get_username(),
          before=membership.role, after=role)
     if membership.role == Membership.ADMIN:
@@ -112,9 +123,7 @@ def change_role(membership: Membership, role: str, user=None) -> Membership:
 def remove_member(membership: Membership, user=None) -> None:
     """Remove a member (logged); LastAdminError rather than remove the last admin."""
     membership = _locked_membership(membership)
-    if membership.role == Membership.ADMIN and not _other_admins(membership):
-        raise LastAdminError(f"{membership.user.get_username()} is the workspace's only admin: "
-                             "make another member an admin first")
+    _keep_an_admin(membership)
     record_change(membership.workspace, user, "member_removed", before=membership.role,
          username=membership.user.get_username())
     if membership.role == Membership.ADMIN:
@@ -137,8 +146,7 @@ def create_invitation(workspace: Workspace, role: str, *, user, days: int = 7, n
     """A single-use invitation to `workspace` as `role`, valid for `days` (logged).
 
     Returns (invitation, token): the token goes in the link and is not stored, only its sha256."""
-    if role not in dict(Membership.ROLES):
-        raise ValueError(f"unknown role {role!r}; expected admin, member or auditor")
+    check_role(role)
     if days not in INVITATION_DAYS:
         raise ValueError(f"an invitation lasts {', '.join(map(str, INVITATION_DAYS))} days")
     token = secrets.token_urlsafe(32)

@@ -85,7 +85,11 @@ async def run_calibration(corpus: Iterable[CorpusDraft], provider: Provider, cfg
     corpus, contracts = list(corpus), list(contracts)
     known = {r.key: r for r in (CallResult.from_json(d) if isinstance(d, dict) else d for d in done)}
     wanted = [(item, contract) for item in corpus for contract in contracts]
-    todo = [(item, contract) for item, contract in wanted if (item.draft_id, contract) not in known]
+    # Asked one contract after the other, not draft by draft: consecutive calls then share their
+    # instructions, a prefix an endpoint's prompt cache reuses (llama.cpp re-reads only what follows
+    # it), and a run stopped by its budget has measured the narrow contract, the one runs use, first.
+    todo = [(item, contract) for contract in contracts for item in corpus
+            if (item.draft_id, contract) not in known]
     new: dict[tuple[str, str], CallResult] = {}
     state = {"calls": 0, "cost": 0.0, "not_run": 0}
     semaphore = asyncio.Semaphore(max(1, concurrency))

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from .refs import catalogue_ref, detect_scheme, parse_ref
+from .refs import canonical_ref, catalogue_ref, detect_scheme
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -189,12 +189,3 @@ def named_frameworks(text: str, packs: Mapping[str, Pack] | None = None) -> list
             if name and name.lower() in lowered and _name_pattern(name.lower()).search(lowered):
                 named.add(key)
     return [pack for key, pack in packs.items() if key in named]
-
-
-def canonical_ref(pack_key: str, ref_text: str) -> str | None:
-    """Normalise a ref as a brief might write it into the pack's canonical form, keeping sub-parts.
-
-    "Article 30(1)(a)" -> "Art. 30(1)(a)", "Annex A 5.9" -> "A.5.9", "clause 9.2" -> "9.2",
-    "AC-02(01)" -> "AC-2(1)", "PR.AA-1" -> "PR.AA-01", "CC 6.1" -> "CC6.1". None if unreadable.
-    """
-    return parse_ref(pack_key, ref_text)

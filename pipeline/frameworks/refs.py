@@ -185,8 +185,10 @@ _PARSERS = {
 }
 
 
-def parse_ref(pack_key: str, ref_text: str) -> str | None:
-    """Canonical form of `ref_text` for pack `pack_key` (no catalogue check), or None if unreadable."""
+def canonical_ref(pack_key: str, ref_text: str) -> str | None:
+    """Canonical form of `ref_text` for pack `pack_key` (no catalogue check), keeping sub-parts, or
+    None if unreadable: "Article 30(1)(a)" -> "Art. 30(1)(a)", "Annex A 5.9" -> "A.5.9", "clause 9.2"
+    -> "9.2", "AC-02(01)" -> "AC-2(1)", "PR.AA-1" -> "PR.AA-01", "CC 6.1" -> "CC6.1"."""
     parser = _PARSERS.get(pack_key)
     return parser(ref_text) if parser and ref_text and ref_text.strip() else None
 
@@ -216,6 +218,6 @@ def detect_scheme(refs: list[str]) -> str | None:
     if not ids:
         return None
     for scheme in _SELF_IDENTIFYING:
-        if sum(parse_ref(scheme, ref) == ref for ref in ids) >= 0.9 * len(ids):
+        if sum(canonical_ref(scheme, ref) == ref for ref in ids) >= 0.9 * len(ids):
             return scheme
     return None

@@ -156,6 +156,15 @@ async def test_it_resumes_skipping_what_is_done_and_hands_over_each_new_result(c
     assert [p.done for p in progress] == list(range(9, 21)) and progress[-1].total == 20
 
 
+async def test_the_calls_go_one_contract_after_the_other_so_an_endpoint_can_reuse_the_instructions(corpus):
+    asked = []
+    outcome = await run_calibration(corpus[:5], Replies(lambda r: scripting.PASS), CFG, concurrency=1,
+                                    on_result=lambda r: asked.append(r.key))
+    assert [contract for _, contract in asked] == ["narrow"] * 5 + ["widened"] * 5
+    # The results keep the corpus's order, draft by draft.
+    assert [r.key for r in outcome.results] == [(d.draft_id, c) for d in corpus[:5] for c in ("narrow", "widened")]
+
+
 async def test_a_budget_of_calls_stops_the_run(corpus):
     provider = Replies(lambda r: scripting.PASS)
     outcome = await run_calibration(corpus[:10], provider, CFG, budget=Budget(max_calls=7), concurrency=3)

@@ -3,8 +3,6 @@
 Each case: (draft, approved citations, expected findings as (issue type, quoted surface)).
 An empty expectation means the draft is clean and must produce no finding at all.
 """
-import time
-
 import pytest
 
 from pipeline.citations import check_draft, extract_citations
@@ -220,18 +218,10 @@ def test_it_reads_titles_and_quoted_wording():
     assert found.title_quote == "Records of processing activities" and found.quoted_text == "shall maintain a record"
 
 
-def test_it_checks_a_20_kb_draft_fast():
+def test_it_reads_a_20_kb_draft_to_its_end():
+    # Its speed is measured by bench/citation_gate.py (target: under 50 ms for such a draft).
     paragraph = ("The organisation keeps its asset inventory under A.5.9 and audits it per clause 9.2 on 2026-03-01; "
-                 "records follow Art. 30(1)(a) GDPR, accounts AC-2, access CC6.1 and identities PR.AA-01. "
-                 "The owner reviews the register every quarter and records the outcome in the meeting minutes. ")
-    draft = (paragraph * (20_000 // len(paragraph) + 1))[:20_000]
-    brief = _brief(STANDARD)
-    check_draft(brief, draft)
-    best = min(_timed(lambda: check_draft(brief, draft)) for _ in range(5))
-    assert best < 0.05, best
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+                 "records follow Art. 30(1) GDPR, accounts AC-2 and access control under A.5.15. ")
+    draft = (paragraph * (20_000 // len(paragraph) + 1))[:20_000] + " Logging follows A.8.15."
+    issues = check_draft(_brief(STANDARD), draft)
+    assert [i.quote for i in issues] == ["A.8.15"]  # the one citation outside the approved set, at the very end

@@ -73,6 +73,11 @@ def test_the_first_sheet_has_the_title_pages_facts_and_the_audit_editions_notes(
     assert not any(STEP_WARNING in str(v) for row in client for v in row)
     audit = values(book(FORMATS["xlsx"].render(run, "audit"))["Document"])
     assert ["Part 2", f"Warning: {STEP_WARNING}"] in audit
+    # The audit edition's title page parts come after the facts: the models and the verification.
+    labels = [row[0] for row in audit]
+    assert labels.index("Models") < labels.index("Verification") < labels.index("Notes")
+    assert any(str(row[1]).startswith("Executor · ") for row in audit)
+    assert not {"Models", "Verification"} & {row[0] for row in client}
 
 
 def test_sheet_names_follow_excels_rules():

@@ -17,14 +17,18 @@ from hypothesis import strategies as st
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject, StreamObject
 
-from beyond_site.workspaces.extraction import (
-    ExtractionError,
-    Limits,
-    extract,
-    sniff_kind,
-)
+from beyond_site.workspaces.extraction import ExtractionError, Limits, extract_file, sniff_file
 
 MiB = 1024 * 1024
+
+
+def extract(data: bytes, filename: str, limits: Limits = Limits()):
+    return extract_file(io.BytesIO(data), filename, limits)
+
+
+def sniff_kind(data: bytes, filename: str) -> str:
+    return sniff_file(io.BytesIO(data), filename)
+
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64)
 ELF = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4
 
@@ -379,9 +383,9 @@ def test_it_never_imports_the_parsers_in_the_calling_process(tmp_path):
     (tmp_path / "in.docx").write_bytes(make_docx())
     script = (
         "import sys\n"
-        "from beyond_site.workspaces.extraction import extract\n"
+        "from beyond_site.workspaces.extraction import extract_file\n"
         "for name in ('in.pdf', 'in.docx'):\n"
-        "    assert 'MARKER' in extract(open(name, 'rb').read(), name).text\n"
+        "    assert 'MARKER' in extract_file(open(name, 'rb'), name).text\n"
         "assert not {'pypdf', 'docx', 'lxml'} & set(sys.modules), sys.modules.keys()\n"
     )
     root = Path(__file__).resolve().parents[2]

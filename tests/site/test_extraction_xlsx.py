@@ -5,7 +5,8 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from beyond_site.workspaces.extraction import ExtractionError, Limits, extract, sniff_kind
+from beyond_site.workspaces.extraction import ExtractionError, Limits
+from tests.site.test_extraction import extract, sniff_kind
 from pipeline.context import Document
 from pipeline.providers.offline.registers import find_register
 from pipeline.providers.offline.tables import read_tables

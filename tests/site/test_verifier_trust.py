@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
+from openpyxl import load_workbook
 
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.chat.presenting import run_view
@@ -216,14 +217,20 @@ def test_the_settings_page_sets_the_requirement_for_admins_only(alice, bob):
     assert acme.calibration_requirement is None
 
 
-def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page(alice, bob):
+def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page_for_admins(alice, bob):
     acme = workspace_with("acme", admin=alice, member=bob)
     configuration.set_topology(acme, parse_shorthand(GEMMA).as_json(), operator=True)
     require(acme, max_clean_flagged=0.2)
     response = client_for(bob).post("/w/acme/send/", {"message": "Draft a policy", "idempotency_key": "k1"}, **HTMX)
     page = response.content.decode()
     assert response.status_code == 409 and "Not started: this workspace requires a calibrated verifier" in page
-    assert 'href="/w/acme/calibration/"' in page and not Run.objects.exists()
+    assert not Run.objects.exists()
+    # A member cannot open the Calibration page, so is told to ask an admin instead of sent there.
+    assert "Ask an admin of this workspace to calibrate its verifier" in page
+    assert "/calibration/" not in page and client_for(bob).get("/w/acme/calibration/").status_code == 403
+    response = client_for(alice).post("/w/acme/send/", {"message": "Draft a policy", "idempotency_key": "k2"}, **HTMX)
+    page = response.content.decode()
+    assert response.status_code == 409 and 'href="/w/acme/calibration/"' in page and "Ask an admin" not in page
 
 
 def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requirement_is_met(alice, tmp_path):
@@ -285,6 +292,10 @@ def test_a_calibrated_verifier_is_on_the_trace_the_chained_record_the_page_and_t
     audit_md = FORMATS["md"].render(run, "audit").decode().replace("\\[", "[").replace("\\]", "]")
     assert f"## Verifier calibration\n\n{said}" in audit_md  # brackets escaped as Markdown asks
     assert said in docx_text(FORMATS["docx"].render(run, "audit"))
+    audit_sheet = load_workbook(io.BytesIO(FORMATS["xlsx"].render(run, "audit")))["Document"]
+    assert ["Verifier calibration", said] in [[c.value for c in row][:2] for row in audit_sheet.iter_rows()]
+    client_sheet = load_workbook(io.BytesIO(FORMATS["xlsx"].render(run, "client")))["Document"]
+    assert not any("calibrat" in str(c.value).lower() for row in client_sheet.iter_rows() for c in row)
     assert "calibrat" not in FORMATS["md"].render(run, "client").decode().lower()
     assert "calibrat" not in docx_text(FORMATS["docx"].render(run, "client")).lower()
     # A later calibration does not rewrite what the run was started on.

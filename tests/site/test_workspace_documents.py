@@ -1,6 +1,8 @@
 """Workspace files: accepted, deduplicated, indexed, deleted; every refusal leaves the workspace as it was."""
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -75,6 +77,9 @@ def test_it_refuses_a_file_that_would_overflow_the_workspace(workspace, settings
         knowledge.add_document(workspace, "more.txt", b"x " * 200)
     assert caught.value.code == "workspace_full"
     assert workspace_state(workspace) == before
+    # Nothing is left behind: the refused file's stored original is gone, the workspace's own kept.
+    assert not originals.exists(hashlib.sha256(b"x " * 200).hexdigest())
+    assert originals.exists(Document.objects.get().sha256)
 
 
 def test_a_failure_while_indexing_rolls_the_whole_file_back(workspace, monkeypatch):

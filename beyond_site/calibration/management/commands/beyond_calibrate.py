@@ -11,7 +11,7 @@ from pipeline.calibration import CONTRACTS, VIOLATION_TYPES, Progress
 from beyond_site.calibration.calibrating import (CONCURRENCY, WORKSPACE_DRAFTS, calibrate, claim_report, create_report,
                                                  set_limits)
 from beyond_site.calibration.charts import percent, seconds
-from beyond_site.calibration.command_options import chosen_topology, positive, positive_usd, workspace_named
+from beyond_site.runs.command_options import chosen_topology, positive, positive_usd, workspace_named
 from beyond_site.calibration.figures import report_document
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.lib.runners import runner_identity

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.calibration import compare_topologies, read_tasks
 from beyond_site.calibration.charts import percent, seconds
-from beyond_site.calibration.command_options import chosen_topology, describe, positive, workspace_named
+from beyond_site.runs.command_options import chosen_topology, describe, positive, workspace_named
 from beyond_site.runs.models import Run
 from beyond_site.lib.runners import runner_identity
 from beyond_site.runs.selectors import run_trace

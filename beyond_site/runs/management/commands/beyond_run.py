@@ -8,18 +8,15 @@ import os
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from pipeline.providers import close_all
-from pipeline.providers.scripted import ScriptError
 from pipeline.research import search_setting
-from pipeline.topology import TopologyError, parse_shorthand, parse_topology
 from beyond_site.runs import verification
-from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.trust import CalibrationRequired, sentence as trust_sentence
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 from beyond_site.lib.runners import runner_identity
-from beyond_site.runs.queue import NotRedoable, claim_run, redo, resolve_topology, start_run
+from beyond_site.runs.command_options import chosen_topology, workspace_named
+from beyond_site.runs.queue import NotRedoable, claim_run, redo, start_run
 from beyond_site.runs.runner import execute_run
 from beyond_site.workspaces.access import WRITE, allows, membership_for
 from beyond_site.workspaces.models import Workspace
@@ -33,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--task", help="the task, as a user would type it (not with --redo)")
         source = parser.add_mutually_exclusive_group()
         source.add_argument("--provider", help="offline | scripted:PATH | openrouter:MODEL | openai:MODEL@BASE_URL")
-        source.add_argument("--topology", help="topology JSON: model, provider and effort per role")
+        source.add_argument("--topology", help="topology JSON (model, provider and effort per role), or a provider shorthand")
         parser.add_argument("--follow-up", type=int, metavar="RUN_ID",
                             help="join RUN_ID's conversation, as a follow-up message in the chat does")
         parser.add_argument("--research", action="store_true", help="do web research before the brief (BEYOND_SEARCH)")
@@ -51,9 +48,7 @@ class Command(BaseCommand):
             return self._redo(opts)
         if not opts["workspace"] or opts["task"] is None:
             raise CommandError("--workspace and --task are required (or --redo RUN_ID --step K)")
-        workspace = Workspace.objects.filter(slug=opts["workspace"]).first()
-        if workspace is None:
-            raise CommandError(f"unknown workspace {opts['workspace']!r} (create it with beyond_workspace create)")
+        workspace = workspace_named(opts["workspace"])
         if not opts["task"].strip():
             raise CommandError("the task is empty")
         conversation = None
@@ -98,9 +93,7 @@ class Command(BaseCommand):
         try:
             run, _ = redo(earlier, opts["step"], user=user, instruction=opts["instruction"], run_here=True,
                           topology=topology)
-        except NotRedoable as exc:
-            raise CommandError(str(exc)) from None
-        except BudgetRefused as exc:
+        except (NotRedoable, BudgetRefused) as exc:
             raise CommandError(str(exc)) from None
         except CalibrationRequired as exc:
             raise _calibration_error(exc, earlier.workspace) from None
@@ -126,23 +119,10 @@ def _calibration_error(exc: CalibrationRequired, workspace: Workspace) -> Comman
 
 
 def _topology(opts, workspace: Workspace):
-    """The run's topology, and whether the operator chose it here."""
-    # A topology given here is the operator's own choice (its endpoints may be local); the
-    # workspace's own topology connects through the guarded transport, as in the chat.
-    operator_topology = opts["provider"] is not None or opts["topology"] is not None
-    try:
-        if opts["provider"] is not None:
-            topology = parse_shorthand(opts["provider"])
-        elif opts["topology"] is not None:  # an empty --topology is an error, not "use the default"
-            topology = parse_topology(opts["topology"])
-        else:
-            topology = resolve_topology(workspace)  # the workspace's own, else BEYOND_PROVIDER
-        # Building the providers checks what would otherwise fail the run at its start: a
-        # malformed scripted file, a missing API key. Those are bad arguments, said up front.
-        asyncio.run(close_all(role_providers(topology, operator_topology=operator_topology)))
-    except (TopologyError, ScriptError) as exc:
-        raise CommandError(str(exc)) from None
-    return topology, operator_topology
+    """The run's topology, and whether the operator chose it here (its endpoints may then be local;
+    the workspace's own topology connects through the guarded transport, as in the chat)."""
+    return (chosen_topology(workspace, provider=opts["provider"], topology=opts["topology"]),
+            opts["provider"] is not None or opts["topology"] is not None)
 
 
 def format_trace(trace: dict) -> str:

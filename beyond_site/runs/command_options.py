@@ -1,5 +1,5 @@
-"""What `beyond_calibrate` and `beyond_eval` read from their options: the workspace, the topology to
-measure (`--provider`, else `--topology`, else the workspace's own) and positive numbers."""
+"""What `beyond_run`, `beyond_calibrate` and `beyond_eval` read from their options: the workspace,
+the topology (`--provider`, else `--topology`, else the workspace's own) and positive numbers."""
 from __future__ import annotations
 
 import asyncio
@@ -23,14 +23,15 @@ def workspace_named(slug: str) -> Workspace:
 
 
 def chosen_topology(workspace, *, provider: str | None = None, topology: str | None = None) -> Topology:
-    """The topology the options name (a `--topology` that is not JSON is read as a shorthand), else
-    the workspace's own, else BEYOND_PROVIDER. Its providers are built once here, so that a
+    """The topology the options name (a `--topology` that is not an object is read as a shorthand),
+    else the workspace's own, else BEYOND_PROVIDER. Its providers are built once here, so that a
     malformed scripted file or a missing API key is a bad argument said up front, not a failure later."""
     try:
         if provider is not None:
             chosen = parse_shorthand(provider)
         elif topology is not None:
-            chosen = parse_topology(topology) if topology.lstrip().startswith("{") else parse_shorthand(topology)
+            shorthand = topology.strip() and not topology.lstrip().startswith("{")  # "" is bad JSON, not a default
+            chosen = parse_shorthand(topology) if shorthand else parse_topology(topology)
         else:
             chosen = resolve_topology(workspace)
         operator_topology = provider is not None or topology is not None
