@@ -3,10 +3,14 @@ fail to parse, and how long a run takes.
 
     make model-server &                       # prints "model-server ready: http://127.0.0.1:8088/v1"
     .venv/bin/python bench/realmodel.py [--base-url URL] [--runs 3] [--max-tokens planner=400,executor=160]
+    .venv/bin/python bench/realmodel.py --planner-only --runs 6   # what the planner's replies are
 
 Each run is a `beyond_run` (the chat's code path) with all four roles on `gemma-3-270m` through the
 `llama-cpp-python` profile, in a throwaway SQLite database. Prints the figures; fails only when a
-run breaks a release rule (tests/realmodel/rules.py) or a call has no token counts.
+run breaks a release rule (tests/realmodel/rules.py) or a call has no token counts. With
+`--planner-only` the executor, verifier and summarizer are the offline engine's, so a run costs
+one or two planner calls; every planner reply is counted as a brief with steps, a decline, or
+a reply that did not validate.
 """
 from __future__ import annotations
 
@@ -48,11 +52,27 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def planner_replies(runs) -> list[tuple[str, str]]:
+    """Each planner reply, in order: ("steps", the steps' titles), ("declined", its reason) or
+    ("rejected", why it did not validate)."""
+    replies = []
+    for run in runs:
+        for event in run.events.filter(type__in=("brief_ready", "planner_rejected")).order_by("pk"):
+            if event.type == "planner_rejected":
+                replies.append(("rejected", event.data.get("error", "")[:160]))
+            elif event.data["brief"].get("decline_reason") is not None:
+                replies.append(("declined", event.data["brief"]["decline_reason"][:160]))
+            else:
+                replies.append(("steps", str([s["title"][:40] for s in event.data["brief"]["steps"]])))
+    return replies
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", default="http://127.0.0.1:8088/v1")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-tokens", default="", help="role=N,... (default: tests/realmodel/rules.py's)")
+    parser.add_argument("--planner-only", action="store_true", help="the other three roles offline")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +88,8 @@ def main() -> int:
             name, value = item.split("=")
             limits[name.strip()] = int(value)
         topology = {name: {**rules.role(args.base_url, name), "max_tokens": limits[name]} for name in limits}
+        if args.planner_only:
+            topology.update({name: {"provider": "offline"} for name in ("executor", "verifier", "summarizer")})
         Workspace.objects.create(slug="bench", name="Bench")
         walls, outcomes = [], []
         for n in range(args.runs):
@@ -77,15 +99,16 @@ def main() -> int:
                          "--topology", json.dumps(topology), "--json", stdout=out)
             wall = time.monotonic() - started
             trace = json.loads(out.getvalue())
-            rules.check_release_rules(trace)
-            rules.check_call_records(trace["run"]["id"], roles=set(limits))
+            if not args.planner_only:  # the offline engine's verifier gives its own badge, its calls no tokens
+                rules.check_release_rules(trace)
+                rules.check_call_records(trace["run"]["id"], roles=set(limits))
             steps = len(trace["steps"])
             walls.append((wall, steps))
             outcomes.append(trace["run"]["status"])
             badges = [s["badge"] or s["status"] for s in trace["steps"]]
             print(f"run {n + 1}: {trace['run']['status']} in {wall:.1f} s, {steps} steps {badges}", flush=True)
 
-        calls = list(ModelCall.objects.all())
+        calls = list(ModelCall.objects.filter(provider="openai"))
         print(f"\n{len(calls)} calls, max_tokens {limits}")
         print(f"{'role':<11} {'calls':>5} {'median s':>9} {'p90 s':>7} {'in tok':>7} {'out tok':>8} "
               f"{'out tok/s':>9} {'cut':>4} {'errors':>6}")
@@ -114,6 +137,11 @@ def main() -> int:
             for event in run.events.filter(type="planner_rejected"):
                 print(f"  run {run.pk}: {event.data.get('error', '')[:200]}")
         print(f"model verdicts that did not parse: {unparsed} of {len(verdicts)}")
+        replies = planner_replies(runs)
+        print(f"planner replies: {len(replies)}; " + ", ".join(
+            f"{kind} {sum(r[0] == kind for r in replies)}" for kind in ("steps", "declined", "rejected")))
+        for kind, detail in replies:
+            print(f"  {kind}: {detail}")
         print(f"outcomes: {', '.join(outcomes)}")
         for wall, steps in walls:
             print(f"run wall time {wall:.1f} s for {steps} steps")
