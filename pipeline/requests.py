@@ -33,7 +33,8 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
     if retry_error is not None:
         messages.append(Message("assistant", previous_reply or ""))
         messages.append(Message("user", prompts.render("planner_retry", error=retry_error)))
-    return _request("planner", cfg, messages, json_schema=brief_json_schema(), schema_name="reasoning_brief",
+    return _request("planner", cfg, messages, json_schema=brief_json_schema(evidence=bool(ctx.evidence)),
+                    schema_name="reasoning_brief",
                     session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
 
 

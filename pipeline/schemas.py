@@ -185,11 +185,18 @@ def verdict_json_schema() -> dict:
     return {**verdict(None, {}), "anyOf": [verdict(True, {"maxItems": 0}), verdict(False, {"minItems": 1})]}
 
 
-def brief_json_schema() -> dict:
+def brief_json_schema(*, evidence: bool = True) -> dict:
     """The JSON schema sent to providers' structured-output mode for the planner: a copy of one
     generated once per process (pydantic takes about 7 ms to generate it), so a caller that
-    changes its copy changes nobody else's."""
-    return _copy_json(_brief_schema())
+    changes its copy changes nobody else's. `evidence=False` (a run without web research) leaves
+    the evidence field out: a grammar-constrained model otherwise fills it with pages that do not
+    exist, and the brief is refused."""
+    schema = _copy_json(_brief_schema())
+    if not evidence:
+        for form in (schema, *schema.get("anyOf", ())):
+            form["properties"].pop("evidence", None)
+        schema.get("$defs", {}).pop("EvidenceRef", None)
+    return schema
 
 
 def _copy_json(value):

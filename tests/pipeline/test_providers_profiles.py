@@ -6,11 +6,13 @@ import json
 import httpx
 import pytest
 
+from pipeline.context import Context, Evidence
 from pipeline.parsing import ReplyError, parse_brief
 from pipeline.providers import build_role_providers
 from pipeline.providers.base import PermanentError, RetryableError
 from pipeline.providers.profiles import PROFILES, ProfileError, profile_choices, resolve_profile
 from pipeline.providers.registry import OPERATOR, build_provider
+from pipeline.requests import build_planner_request
 from pipeline.schemas import Brief, brief_json_schema, verdict_json_schema
 from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
 from tests import scripting
@@ -335,3 +337,18 @@ def test_each_caller_gets_its_own_copy_of_the_brief_schema():
     assert first == Brief.model_json_schema()
     first["properties"].clear()  # a hook that edits its copy...
     assert brief_json_schema() == Brief.model_json_schema()  # ...edits nobody else's
+
+
+def test_a_planner_without_research_pages_is_not_offered_the_evidence_field():
+    # A grammar-constrained model fills every field it is offered: on a run without research it
+    # invented evidence pages, and the brief was refused.
+    cfg = RoleConfig(provider="openai", model="m", base_url="http://127.0.0.1:8088/v1")
+    plain = build_planner_request(Context(task="Draft a policy"), cfg).json_schema
+    assert "evidence" not in json.dumps(plain) and "EvidenceRef" not in json.dumps(plain)
+    assert plain["required"] == ["task", "steps"] and len(plain["anyOf"]) == 2
+    page = Evidence("E1", "https://example.org/a", "A page", "The fee is $49 per month.")
+    researched = build_planner_request(Context(task="Draft a policy", evidence=(page,)), cfg).json_schema
+    assert researched == brief_json_schema() and "evidence" in researched["properties"]
+    # What the model may write without it is still a brief.
+    assert parse_brief(json.dumps({"task": "Draft a policy", "steps": [
+        {"index": 1, "title": "Scope", "content_spec": "Who it covers."}]})).steps
