@@ -148,6 +148,7 @@ def test_a_sources_specifics_are_read_once_in_a_process_whatever_the_runs(monkey
     source it has read before, and finds the same."""
     from pipeline.specifics import sources
 
+    monkeypatch.setattr(sources, "_remembered", {})  # what earlier tests of this process read is not this test's
     ctx = Context(task="Review the register", memories=("Owner: Claire Martin, 12 servers.",),
                   files=(Document("a.md", "Kept 90 days; reported within 72 hours to the CNIL."),))
     first = SourceIndex.of(ctx, None)
