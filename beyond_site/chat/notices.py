@@ -18,12 +18,12 @@ def calibration_required(request, membership, message: str, **extra):
     """A run refused before it started because the workspace requires a calibration its verifier
     lacks (runs/trust.py): the reason, and the way to the Calibration page for an admin, who may
     open it; anyone else is told to ask one rather than sent to a page that refuses them."""
+    text = f"Not started: {message}"
     if allows(membership, ADMIN):
         extra.update(notice_link=reverse("calibration:reports", args=[membership.workspace.slug]),
                      notice_link_text="Calibrate it on the Calibration page.")
-        response = notice_only(request, f"Not started: {message}", **extra)
     else:
-        response = notice_only(request, f"Not started: {message} Ask an admin of this workspace to calibrate its "
-                                        "verifier on the Calibration page.", **extra)
+        text += " Ask an admin of this workspace to calibrate its verifier on the Calibration page."
+    response = notice_only(request, text, **extra)
     response.status_code = 409
     return response
