@@ -399,8 +399,8 @@ def test_a_submission_reads_the_side_list_only_as_far_as_it_changes(acme, alice)
 
 def test_a_submission_that_starts_a_conversation_reads_no_more_than_it_needs(acme, alice):
     """Its idempotency check reads whether the key was used (an id), not a run's whole row; the
-    conversation it has just created has no earlier message to look for; the membership is read
-    without an ordering (one per user and workspace)."""
+    conversation it has just created has no earlier message to look for; the membership and the
+    budget are read without an ordering (one per user and workspace, one per workspace)."""
     client = client_for(alice)
     key = form_key(client.get("/w/acme/").content.decode())
     with CaptureQueriesContext(connection) as queries:
@@ -413,6 +413,8 @@ def test_a_submission_that_starts_a_conversation_reads_no_more_than_it_needs(acm
     assert not [sql for sql in reads if 'FROM "workspaces_message"' in sql]
     memberships = [sql for sql in reads if sql.split(" FROM ")[1].startswith('"workspaces_membership"')]
     assert len(memberships) == 1 and "ORDER BY" not in memberships[0]
+    budgets = [sql for sql in reads if 'FROM "workspaces_workspacebudget"' in sql]
+    assert budgets and not [sql for sql in budgets if "ORDER BY" in sql]  # one budget per workspace
     assert '<div id="empty-state" hx-swap-oob="delete"></div>' in sent  # still its first exchange
     assert Run.objects.get().idempotency_key == key
 
