@@ -69,10 +69,15 @@ def _words(text: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", text.lower()))
 
 
+def _begins_a_slot(words: str, slots: set[str]) -> bool:
+    """The whole of a slot, or its first four words or more (the model stops mid-slot too)."""
+    return any(words == slot or (words.count(" ") >= 3 and slot.startswith(words + " ")) for slot in slots)
+
+
 def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None:
     """Why the brief's text is not its own, or None. Gemma 3 270M declined tasks with the decline
-    example's "<what you cannot do and what would make it possible, ...>", brackets and all or
-    without them, and titled steps "..." (docs/model-servers.md): a user would read that as the
+    example's "<what you cannot do and what would make it possible, ...>", brackets and all, without
+    them, or cut off after "possible", and titled steps "..." (docs/model-servers.md): a user would read that as the
     reason their task was declined, or as a plan."""
     slots = {_words(p) for p in placeholders} - {""}
     fields = [("task", brief.task)] + ([("decline_reason", brief.decline_reason)] if brief.declined else [])
@@ -81,7 +86,7 @@ def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None
         fields += [(f"step {step.index}'s title", step.title), (f"step {step.index}'s content_spec", step.content_spec)]
     for name, value in fields:
         bare = value.strip().rstrip("}],\"' ")
-        if _PLACEHOLDER.fullmatch(bare) or _words(bare) in slots:
+        if _PLACEHOLDER.fullmatch(bare) or _begins_a_slot(_words(bare), slots):
             return (f"the brief's {name} is a placeholder of the instructions ({value.strip()[:120]!r}), "
                     "not words of its own about this task")
         if not _words(bare):

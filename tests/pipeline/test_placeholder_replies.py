@@ -16,6 +16,7 @@ COPIED_DECLINES = [
     "What you cannot do and what would make it possible, in plain words for the person who asked",
     "<what you can do and what would make it possible, in plain words for this person who asked>",
     "<the decision that you cannot do and what would make it possible, in plain words for the person who asked>},",
+    "<what you cannot do and what would make it possible",
 ]
 
 
@@ -33,6 +34,11 @@ def test_the_slots_come_from_the_planners_instructions():
 def test_a_decline_whose_reason_is_the_instructions_slot_is_not_a_decline(reason):
     with pytest.raises(ReplyError, match="decline_reason is a placeholder of the instructions"):
         parse_brief(declined(reason), placeholders=planner_placeholders())
+
+
+def test_a_reason_that_only_shares_a_slots_first_words_is_the_models_own():
+    own = "What you cannot do here is translate; connect a model that can, then ask again."
+    assert parse_brief(declined(own), placeholders=planner_placeholders()).decline_reason == own
 
 
 def test_a_task_restated_as_the_slot_is_refused_too():
