@@ -77,8 +77,8 @@ def _begins_a_slot(words: str, slots: set[str]) -> bool:
 def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None:
     """Why the brief's text is not its own, or None. Gemma 3 270M declined tasks with the decline
     example's "<what you cannot do and what would make it possible, ...>", brackets and all, without
-    them, or cut off after "possible", and titled steps "..." (docs/model-servers.md): a user would read that as the
-    reason their task was declined, or as a plan."""
+    them, or cut off after "possible", and titled steps "..." (docs/model-servers.md): a user would
+    read that as the reason their task was declined, or as a plan."""
     slots = {_words(p) for p in placeholders} - {""}
     fields = [("task", brief.task)] + ([("decline_reason", brief.decline_reason)] if brief.declined else [])
     fields += [(f"judgment {n}", j) for n, j in enumerate(brief.judgments, 1)]
