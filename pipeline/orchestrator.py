@@ -29,7 +29,7 @@ from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
-                               build_verifier_request)
+                               build_verifier_request, planner_placeholders)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue
 from pipeline.specifics import SpecificsReader
@@ -394,7 +394,7 @@ class Orchestrator:
             reply: str | None = None
             try:
                 reply = (await self._call(request)).text
-                brief = parse_brief(reply)
+                brief = parse_brief(reply, placeholders=planner_placeholders())
             except (ProviderError, ReplyError) as exc:
                 error = str(exc)
                 rejected = (reply, error) if isinstance(exc, ReplyError) else rejected

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from pydantic import ValidationError
 
 from pipeline.schemas import Brief, Verdict, describe_errors
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
+#: An instructions' slot copied as it stands: "<the task restated>".
+_PLACEHOLDER = re.compile(r"<[^<>]+>")
 
 
 class ReplyError(ValueError):
@@ -49,11 +52,46 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def parse_brief(text: str) -> Brief:
+def parse_brief(text: str, *, placeholders: Iterable[str] = ()) -> Brief:
+    """The brief in `text`. `placeholders` are the <...> slots of the planner's instructions: a brief
+    whose own words are one of them (or no words at all) answered nothing, however well it validates."""
     try:
-        return Brief.model_validate(_json_object(text))
+        brief = Brief.model_validate(_json_object(text))
     except ValidationError as exc:
         raise ReplyError(f"the brief does not validate: {describe_errors(exc)}") from None
+    copied = _copied_placeholder(brief, placeholders)
+    if copied:
+        raise ReplyError(copied)
+    return brief
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))
+
+
+def _begins_a_slot(words: str, slots: set[str]) -> bool:
+    """The whole of a slot, or its first four words or more (the model stops mid-slot too)."""
+    return any(words == slot or (words.count(" ") >= 3 and slot.startswith(words + " ")) for slot in slots)
+
+
+def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None:
+    """Why the brief's text is not its own, or None. Gemma 3 270M declined tasks with the decline
+    example's "<what you cannot do and what would make it possible, ...>", brackets and all, without
+    them, or cut off after "possible", and titled steps "..." (docs/model-servers.md): a user would
+    read that as the reason their task was declined, or as a plan."""
+    slots = {_words(p) for p in placeholders} - {""}
+    fields = [("task", brief.task)] + ([("decline_reason", brief.decline_reason)] if brief.declined else [])
+    fields += [(f"judgment {n}", j) for n, j in enumerate(brief.judgments, 1)]
+    for step in brief.steps:
+        fields += [(f"step {step.index}'s title", step.title), (f"step {step.index}'s content_spec", step.content_spec)]
+    for name, value in fields:
+        bare = value.strip().rstrip("}],\"' ")
+        if _PLACEHOLDER.fullmatch(bare) or _begins_a_slot(_words(bare), slots):
+            return (f"the brief's {name} is a placeholder of the instructions ({value.strip()[:120]!r}), "
+                    "not words of its own about this task")
+        if not _words(bare):
+            return f"the brief's {name} ({value.strip()[:40]!r}) has no words"
+    return None
 
 
 def parse_verdict(text: str) -> Verdict:

@@ -6,6 +6,8 @@ The verifier's request is built by `build_verifier_request` from the brief and t
 from __future__ import annotations
 
 import hashlib
+import re
+from functools import cache
 
 from pipeline import prompts
 from pipeline.context import Context, render_context
@@ -36,6 +38,12 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
     return _request("planner", cfg, messages, json_schema=brief_json_schema(evidence=bool(ctx.evidence)),
                     schema_name="reasoning_brief",
                     session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
+
+
+@cache
+def planner_placeholders() -> tuple[str, ...]:
+    """The <...> slots of the planner's instructions, which a brief must not hand back as its own words."""
+    return tuple(re.findall(r"<[^<>]+>", prompts.load("planner")))
 
 
 def _fence(label: str, text: str) -> str:

@@ -242,9 +242,11 @@ class _Home:
             return
         job = Job(owner=runner_identity(), leased=True, prepared=_prepared(found, kwargs))
         if found.is_async:
+            coro = found.func(job, **kwargs)
             try:
-                self.loop.call_soon_threadsafe(self.spawn, found.func(job, **kwargs))
+                self.loop.call_soon_threadsafe(self.spawn, coro)
             except RuntimeError:  # the loop has closed: the work stays pending for the next start
+                coro.close()  # never started; unclosed, Python would warn that it was never awaited
                 log.warning("%s was deferred as the server stopped; it stays pending", found.name)
         else:
             key = found.share_key(**kwargs) if found.share_key else None

@@ -1,0 +1,82 @@
+"""A brief that hands the instructions' placeholders back as its own words answered nothing: it is
+asked again, never shown to the user as a plan or as the reason their task was declined. The
+replies below are Gemma 3 270M's, as its server wrote them (docs/model-servers.md)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.parsing import ReplyError, parse_brief
+from pipeline.requests import planner_placeholders
+from tests import scripting
+from tests.pipeline.helpers import of_type, run_scripted
+
+COPIED_DECLINES = [
+    "What you cannot do and what would make it possible, in plain words for the person who asked",
+    "<what you can do and what would make it possible, in plain words for this person who asked>",
+    "<the decision that you cannot do and what would make it possible, in plain words for the person who asked>},",
+    "<what you cannot do and what would make it possible",
+]
+
+
+def declined(reason: str, task: str = "Draft a short access-control note") -> str:
+    return json.dumps({"task": task, "decline_reason": reason, "steps": []})
+
+
+def test_the_slots_come_from_the_planners_instructions():
+    slots = planner_placeholders()
+    assert "<the task restated>" in slots
+    assert any(slot.startswith("<what you cannot do") for slot in slots)
+
+
+@pytest.mark.parametrize("reason", COPIED_DECLINES)
+def test_a_decline_whose_reason_is_the_instructions_slot_is_not_a_decline(reason):
+    with pytest.raises(ReplyError, match="decline_reason is a placeholder of the instructions"):
+        parse_brief(declined(reason), placeholders=planner_placeholders())
+
+
+def test_a_reason_that_only_shares_a_slots_first_words_is_the_models_own():
+    own = "What you cannot do here is translate; connect a model that can, then ask again."
+    assert parse_brief(declined(own), placeholders=planner_placeholders()).decline_reason == own
+
+
+def test_a_task_restated_as_the_slot_is_refused_too():
+    with pytest.raises(ReplyError, match="task is a placeholder"):
+        parse_brief(declined("The context holds no document to change.", task="<the task restated>"),
+                    placeholders=planner_placeholders())
+
+
+@pytest.mark.parametrize("field, value", [("title", "..."), ("content_spec", " … ")])
+def test_a_step_with_no_words_is_refused(field, value):
+    brief = scripting.brief(2)
+    brief["steps"][1][field] = value
+    with pytest.raises(ReplyError, match=f"step 2's {field} .* has no words"):
+        parse_brief(json.dumps(brief), placeholders=planner_placeholders())
+
+
+def test_a_decline_in_its_own_words_and_a_brief_in_any_script_are_accepted():
+    own = "The conversation holds no policy to shorten; paste it or upload it, then ask again."
+    assert parse_brief(declined(own), placeholders=planner_placeholders()).decline_reason == own
+    brief = scripting.brief(1)
+    brief["task"] = "アクセス制御の方針を作成する"
+    brief["steps"][0]["title"] = "目的と範囲"
+    assert parse_brief(json.dumps(brief), placeholders=planner_placeholders()).steps[0].title == "目的と範囲"
+
+
+async def test_a_copied_decline_is_asked_again_and_the_second_reply_is_planned(tmp_path):
+    events, _ = await run_scripted(tmp_path, scripting.script(
+        {1: {"executor": ["The note."], "verifier": [scripting.PASS]}},
+        planner=[declined(COPIED_DECLINES[1]), json.dumps(scripting.brief(1))]))
+    [rejected] = of_type(events, "planner_rejected")
+    assert "placeholder of the instructions" in rejected["error"]
+    assert of_type(events, "run_completed") and not of_type(events, "run_declined")
+
+
+async def test_two_copied_declines_fail_the_run_and_release_nothing(tmp_path):
+    events, _ = await run_scripted(tmp_path, scripting.script(
+        {}, planner=[declined(COPIED_DECLINES[0]), declined(COPIED_DECLINES[2])], n_steps=0))
+    assert len(of_type(events, "planner_rejected")) == 2
+    [failed] = of_type(events, "run_failed")
+    assert "placeholder of the instructions" in failed["reason"]
+    assert not of_type(events, "run_declined") and not of_type(events, "step_released")
