@@ -29,5 +29,6 @@ def readable_run(user, run_id: int) -> Run | None:
     workspace)."""
     if not getattr(user, "is_authenticated", False):
         return None
-    return (Run.objects.filter(pk=run_id, workspace__memberships__user=user).order_by()
-            .only(*LIVE_FIELDS).first())
+    found = list(Run.objects.filter(pk=run_id, workspace__memberships__user=user).order_by()
+                 .only(*LIVE_FIELDS)[:1])  # sliced: `first()` would order the one row by its id
+    return found[0] if found else None

@@ -76,9 +76,13 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     `regenerates`, `edited_from`: docs/working-loop.md)."""
     task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
     if idempotency_key:
-        existing = Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).first()
-        if existing:
-            return existing, False
+        # Whether the key started a run already, read as that run's id: nearly every key is new,
+        # and reading the whole row (some fifty columns) tripled this read's cost at every
+        # submission (bench/README.md, "Issue 30: what a submission runs").
+        used = list(Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).order_by()
+                    .values_list("pk", flat=True)[:1])  # one run per key: no ordering either
+        if used:
+            return Run.objects.get(pk=used[0]), False
     if conversation is not None and conversation.deleted_at is not None:
         raise ConversationDeleted("This conversation was deleted: start a new one.")
     topo = resolve_topology(workspace, topology)

@@ -20,7 +20,10 @@ AUDIT = "audit"
 def membership_for(user, slug: str) -> Membership | None:
     if not getattr(user, "is_authenticated", False):
         return None
-    return Membership.objects.select_related("workspace").filter(user=user, workspace__slug=slug).order_by().first()
+    try:  # one membership per user and workspace: no ordering to build, as `first()` would
+        return Membership.objects.select_related("workspace").get(user=user, workspace__slug=slug)
+    except Membership.DoesNotExist:
+        return None
 
 
 def allows(membership: Membership | None, need: str) -> bool:

@@ -73,11 +73,13 @@ class WorkspaceBudget(models.Model):
     @classmethod
     def of(cls, workspace: Workspace) -> WorkspaceBudget:
         """The workspace's budget, or an unsaved one with no limit."""
-        found = cls.objects.filter(workspace=workspace).first()
-        if found is None:
+        # One per workspace: sliced rather than `first()`, which would build an ordering for it
+        # (read at every submission, inside its write transaction: runs/budgets.py).
+        found = list(cls.objects.filter(workspace=workspace)[:1])
+        if not found:
             return cls(workspace=workspace)
-        found.workspace = workspace
-        return found
+        found[0].workspace = workspace
+        return found[0]
 
     def limits(self) -> dict:
         """{limit: value} as plain JSON (the cost as a string, exact)."""

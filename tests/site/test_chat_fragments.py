@@ -82,6 +82,14 @@ def test_the_brief_draws_every_planned_step_without_reading_the_whole_run(alice)
     assert "Brief ready: 4 steps to draft" in html
 
 
+def test_the_pages_access_check_reads_the_run_by_id_without_an_ordering(running, alice, bob):
+    with CaptureQueriesContext(connection) as queries:
+        assert fragments.snapshot_for(alice, running.pk) is not None
+        assert fragments.snapshot_for(bob, running.pk) is None  # not a member
+    checks = [q["sql"] for q in queries.captured_queries if 'JOIN "workspaces_membership"' in q["sql"]]
+    assert len(checks) == 2 and not [sql for sql in checks if "ORDER BY" in sql]
+
+
 def snapshot(user, run):
     with CaptureQueriesContext(connection) as queries:
         pushed = fragments.snapshot_for(user, run.pk)

@@ -397,6 +397,28 @@ def test_a_submission_reads_the_side_list_only_as_far_as_it_changes(acme, alice)
     assert new.messages.count() == 2
 
 
+def test_a_submission_that_starts_a_conversation_reads_no_more_than_it_needs(acme, alice):
+    """Its idempotency check reads whether the key was used (an id), not a run's whole row; the
+    conversation it has just created has no earlier message to look for; the membership and the
+    budget are read without an ordering (one per user and workspace, one per workspace)."""
+    client = client_for(alice)
+    key = form_key(client.get("/w/acme/").content.decode())
+    with CaptureQueriesContext(connection) as queries:
+        sent = client.post("/w/acme/send/", {"message": "Draft a clear desk policy", "idempotency_key": key},
+                           **HTMX).content.decode()
+    reads = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SELECT")]
+    key_checks = [sql for sql in reads if '"runs_run"."idempotency_key" =' in sql]
+    assert len(key_checks) == 1 and "," not in key_checks[0].split(" FROM ")[0]  # one column: the id
+    assert "ORDER BY" not in key_checks[0]
+    assert not [sql for sql in reads if 'FROM "workspaces_message"' in sql]
+    memberships = [sql for sql in reads if sql.split(" FROM ")[1].startswith('"workspaces_membership"')]
+    assert len(memberships) == 1 and "ORDER BY" not in memberships[0]
+    budgets = [sql for sql in reads if 'FROM "workspaces_workspacebudget"' in sql]
+    assert budgets and not [sql for sql in budgets if "ORDER BY" in sql]  # one budget per workspace
+    assert '<div id="empty-state" hx-swap-oob="delete"></div>' in sent  # still its first exchange
+    assert Run.objects.get().idempotency_key == key
+
+
 def shown_list(html: str) -> str:
     return re.search(r'id="chats-shown" name="chats_shown" value="(\w+)"', html).group(1)
 
