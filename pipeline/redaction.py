@@ -72,6 +72,25 @@ def _forms(secret: str) -> list[str]:
     return [f for f in (_folded(form) for form in forms) if f]
 
 
+class _FoldTable(dict):
+    """`str.translate`'s table for folding any text as `_Folded` does, one character at a time:
+    each character the first time it is met, then from the table (a few hundred in practice)."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        if not _KEPT.fullmatch(ch):
+            folded = ""
+        elif ch.isascii():
+            folded = ch.lower()
+        else:
+            folded = "".join(c for c in unicodedata.normalize("NFKC", ch).casefold() if c.isalnum())
+        self[code] = folded
+        return folded
+
+
+_FOLD = _FoldTable()
+
+
 class _Folded:
     """A text folded as secrets are (`_folded`), with the way back from each folded character to
     the position of the original character it came from."""
@@ -131,11 +150,15 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not self._windows or not text:
             return text
+        # Folded first in one pass (the letters and digits `_Folded` keeps, folded as it folds them),
+        # and the way back to the text is worked out only when a secret was found: a run's prompts
+        # hold dashes and quotes, and folding them word by word was a sixth of a run's recording.
         if text.isascii():
-            # Most texts: folded in one pass (the same letters and digits `_Folded` keeps, lowered),
-            # and the way back to the text is worked out only when a secret was found.
-            if not self._covered(text.encode("ascii").translate(None, _NOT_KEPT_ASCII).lower().decode("ascii")):
-                return text
+            quick = text.encode("ascii").translate(None, _NOT_KEPT_ASCII).lower().decode("ascii")
+        else:
+            quick = text.translate(_FOLD)
+        if not self._covered(quick):
+            return text
         folded = _Folded(text)
         covered = self._covered(folded.text)
         if not covered:
