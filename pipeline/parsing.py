@@ -19,8 +19,9 @@ from pydantic import ValidationError
 from pipeline.schemas import Brief, Verdict, describe_errors
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*)\n```$", re.DOTALL)
-#: An instructions' slot copied as it stands: "<the task restated>".
-_PLACEHOLDER = re.compile(r"<[^<>]+>")
+#: A slot of a prompt's instructions, "<the task restated>": what `parse_brief` refuses as a brief's
+#: own words, and how `requests.planner_placeholders` finds the planner's slots.
+SLOT = re.compile(r"<[^<>]+>")
 
 
 class ReplyError(ValueError):
@@ -86,7 +87,7 @@ def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None
         fields += [(f"step {step.index}'s title", step.title), (f"step {step.index}'s content_spec", step.content_spec)]
     for name, value in fields:
         bare = value.strip().rstrip("}],\"' ")
-        if _PLACEHOLDER.fullmatch(bare) or _begins_a_slot(_words(bare), slots):
+        if SLOT.fullmatch(bare) or _begins_a_slot(_words(bare), slots):
             return (f"the brief's {name} is a placeholder of the instructions ({value.strip()[:120]!r}), "
                     "not words of its own about this task")
         if not _words(bare):

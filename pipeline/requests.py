@@ -6,11 +6,11 @@ The verifier's request is built by `build_verifier_request` from the brief and t
 from __future__ import annotations
 
 import hashlib
-import re
 from functools import cache
 
 from pipeline import prompts
 from pipeline.context import Context, render_context
+from pipeline.parsing import SLOT
 from pipeline.providers.base import CompletionRequest, Message
 from pipeline.schemas import Brief, Issue, brief_json_schema, verdict_json_schema
 from pipeline.topology import RoleConfig
@@ -43,7 +43,7 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
 @cache
 def planner_placeholders() -> tuple[str, ...]:
     """The <...> slots of the planner's instructions, which a brief must not hand back as its own words."""
-    return tuple(re.findall(r"<[^<>]+>", prompts.load("planner")))
+    return tuple(SLOT.findall(prompts.load("planner")))
 
 
 def _fence(label: str, text: str) -> str:
