@@ -73,8 +73,8 @@ def _forms(secret: str) -> list[str]:
 
 
 class _FoldTable(dict):
-    """`str.translate`'s table for folding any text as `_Folded` does, one character at a time:
-    each character the first time it is met, then from the table (a few hundred in practice)."""
+    """How each character of a text is folded, read by `_Folded` and by `str.translate`: worked out
+    the first time the character is met, then read from the table (a few hundred in practice)."""
 
     def __missing__(self, code: int) -> str:
         ch = chr(code)
@@ -105,8 +105,7 @@ class _Folded:
             if word.isascii():
                 folded, origin = word.lower(), run.start()
             else:
-                chars = [(c, run.start() + i) for i, ch in enumerate(word)
-                         for c in unicodedata.normalize("NFKC", ch).casefold() if c.isalnum()]
+                chars = [(c, run.start() + i) for i, ch in enumerate(word) for c in _FOLD[ord(ch)]]
                 folded, origin = "".join(c for c, _ in chars), [i for _, i in chars]
             if folded:
                 pieces.append(folded)
