@@ -208,7 +208,8 @@ def send(request, slug):
     # The conversation's first task (it may have been started by an upload): the page's welcome and
     # the upload's report, above the box, would push the run off the screen. A conversation this
     # submission created holds its message alone: nothing to read.
-    first_exchange = created and (posted is None or not conversation.messages.exclude(pk=run.message_id).exists())
+    first_exchange = created and (created_conversation
+                                  or not conversation.messages.exclude(pk=run.message_id).exists())
     ctx.update(form_key=new_form_key(), new_conversation=created_conversation, renamed=renamed,
                first_exchange=first_exchange,
                exchange={"text": run.task, "rv": queued_view(run), "last": True} if created else None,
