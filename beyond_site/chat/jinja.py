@@ -10,9 +10,11 @@ on and is Django's, and Django's safe strings (sanitised Markdown) pass through 
 """
 from __future__ import annotations
 
+import functools
+import html
+
 from django.template.defaultfilters import pluralize
-from django.urls import reverse
-from django.utils.html import escape
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.text import Truncator
 from jinja2 import ChainableUndefined, Environment
 from markupsafe import Markup
@@ -23,7 +25,16 @@ from beyond_site.runs.wording import OFFLINE_TIP
 
 
 def url(name: str, *args) -> str:
-    return reverse(name, args=args)
+    return _reversed(get_script_prefix(), get_urlconf(), name, args)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reversed(prefix: str, urlconf, name: str, args: tuple) -> str:
+    """A fragment's links, reversed once per run: a run's article is drawn at every event of every
+    page that follows it, and `reverse` was most of a redraw's cost (bench/README.md). The key
+    holds what `reverse` reads besides its arguments (the script prefix and the request's urlconf);
+    the URL patterns themselves do not change while the process runs."""
+    return reverse(name, args=args, urlconf=urlconf)
 
 
 def truncatechars(value, length: int) -> str:
@@ -32,9 +43,11 @@ def truncatechars(value, length: int) -> str:
 
 
 def escaped(value):
-    """Every printed value escaped by Django's own `escape` (`&#x27;`, `&quot;`), so a fragment
-    reads the same whichever engine drew it; a safe string (sanitised Markdown) as it is."""
-    return value if hasattr(value, "__html__") else Markup(escape(value))
+    """Every printed value escaped as Django's own `escape` escapes it (`&#x27;`, `&quot;`: that
+    function is `html.escape(str(value))`, called here without its lazy-string wrapper, which cost
+    more than the escaping at every printed value), so a fragment reads the same whichever engine
+    drew it; a safe string (sanitised Markdown) as it is."""
+    return value if hasattr(value, "__html__") else Markup(html.escape(str(value)))
 
 
 def environment(**options) -> Environment:

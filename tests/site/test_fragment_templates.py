@@ -12,6 +12,7 @@ from pipeline.events import Event
 from beyond_site.chat import fragments
 from beyond_site.chat.presenting import RunView, StepView
 from beyond_site.runs.models import Run
+from beyond_site.workspaces.models import Workspace
 from tests.site.chat_support import brief_ready, client_for, new_run, record, released, workspace_with
 
 pytestmark = pytest.mark.django_db
@@ -50,3 +51,23 @@ def test_the_page_and_the_websocket_draw_the_same_finished_article(alice):
     drawn = page[start:page.index("</article>", start) + len("</article>")]
     assert finished and sent.replace(' hx-swap-oob="true"', "", 1).rstrip() == drawn
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in drawn and "<strong>Two.</strong>" in drawn
+
+
+def test_a_fragments_links_follow_the_script_prefix_they_are_drawn_under():
+    """The fragments' reversed links are remembered (chat/jinja.py): a server mounted under a
+    prefix must still get its own, not the links first drawn under another."""
+    from django.urls import get_script_prefix, set_script_prefix
+
+    def audit_link() -> str:
+        run = Run(id=77, status=Run.COMPLETED, task="t", workspace=Workspace(id=1, slug="acme"))
+        rv = RunView(run=run, status=Run.COMPLETED, steps=[], progress="", recap_html="", warnings=[], last_seq=1)
+        return engines["fragments"].get_template("chat/_run.html").render({"rv": rv, "oob": False})
+
+    before = get_script_prefix()
+    try:
+        assert 'href="/w/acme/audit/runs/77/"' in audit_link()
+        set_script_prefix("/beyond/")
+        assert 'href="/beyond/w/acme/audit/runs/77/"' in audit_link()
+    finally:
+        set_script_prefix(before)
+    assert 'href="/w/acme/audit/runs/77/"' in audit_link()
