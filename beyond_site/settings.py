@@ -173,6 +173,10 @@ if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "beyond_site.runtime.channel_layer.InMemoryChannelLayer"}}
+    # One process: its own memory is the cache every request shares. Room for every signed-in
+    # session (lib/session_keys.py), where Django's default keeps 300 entries.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "OPTIONS": {"MAX_ENTRIES": 10_000}}}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -238,7 +242,7 @@ STORAGES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Django's database sessions; a key outside the session alphabet is no session (a NUL in a cookie
+# Django's cached database sessions; a key outside the session alphabet is no session (a NUL in a cookie
 # reached PostgreSQL).
 SESSION_ENGINE = "beyond_site.lib.session_keys"
 SESSION_COOKIE_HTTPONLY = True

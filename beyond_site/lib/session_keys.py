@@ -1,4 +1,10 @@
-"""Django's database sessions, where a session key outside the session alphabet is no session.
+"""Django's cached database sessions, where a session key outside the session alphabet is no session.
+
+Cached (`cached_db`): every request and websocket reads its session, and the cache answers that
+read where the database would run a query (bench/README.md, "Issue 30, 2026-12-04"); the database
+still holds every session, written at login. The cache is the one every web process shares when
+there are several (Redis, as for the login-failure counts: settings.py), so a logout is a logout
+in every process.
 
 Django makes session keys of 32 lowercase ASCII letters and digits, but takes any cookie value of
 eight characters or more as a key to look up. A cookie with an escaped NUL (`sessionid="\\000..."`,
@@ -14,7 +20,7 @@ from __future__ import annotations
 import re
 
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS
-from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+from django.contrib.sessions.backends.cached_db import SessionStore as CachedDatabaseSessionStore
 
 #: Django's own alphabet; at least its minimum length, at most the session table's column.
 _KEY = re.compile(f"[{re.escape(VALID_KEY_CHARS)}]{{8,40}}")
@@ -24,6 +30,6 @@ def is_session_key(key) -> bool:
     return isinstance(key, str) and _KEY.fullmatch(key) is not None
 
 
-class SessionStore(DatabaseSessionStore):
+class SessionStore(CachedDatabaseSessionStore):
     def _validate_session_key(self, key):
         return is_session_key(key)
