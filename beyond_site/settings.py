@@ -169,7 +169,8 @@ if REDIS_URL:
         # list per process, and past its capacity (100 by default) it drops what is sent to the
         # process. Two hundred live pages in one process went past it and lost run ends.
         "capacity": envint("BEYOND_REDIS_CHANNEL_CAPACITY", 10_000)}}}
-    # Shared by every web process: login-failure counts must add up across them.
+    # Shared by every web process: password-reset request counts must add up across them, and a
+    # logout must end a session's cached copy everywhere (lib/session_keys.py).
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "beyond_site.runtime.channel_layer.InMemoryChannelLayer"}}

@@ -3,8 +3,7 @@
 Cached (`cached_db`): every request and websocket reads its session, and the cache answers that
 read where the database would run a query (bench/README.md, "Issue 30, 2026-12-04"); the database
 still holds every session, written at login. The cache is the one every web process shares when
-there are several (Redis, as for the login-failure counts: settings.py), so a logout is a logout
-in every process.
+there are several (Redis: settings.py), so a logout is a logout in every process.
 
 Django makes session keys of 32 lowercase ASCII letters and digits, but takes any cookie value of
 eight characters or more as a key to look up. A cookie with an escaped NUL (`sessionid="\\000..."`,
