@@ -243,8 +243,8 @@ STORAGES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Django's cached database sessions; a key outside the session alphabet is no session (a NUL in a cookie
-# reached PostgreSQL).
+# Django's cached database sessions; a key outside the session alphabet is no session (a NUL in a
+# cookie reached PostgreSQL).
 SESSION_ENGINE = "beyond_site.lib.session_keys"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
