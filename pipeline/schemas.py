@@ -33,6 +33,19 @@ class StepPlan(BaseModel):
     content_spec: str = Field(min_length=1, max_length=4000)
 
 
+class Requirement(BaseModel):
+    """One explicit requirement of the task (docs/verifier-contract.md, "The requirement trace"): in
+    the task's own words, with the steps that carry it, or none and the reason it is declined."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^R[1-9]\d{0,2}$")
+    text: str = Field(min_length=1, max_length=500)
+    steps: list[int] = Field(default_factory=list, max_length=40)
+    declined: str | None = Field(default=None, max_length=1000, description=(
+        "Only for a requirement no step meets: why, in plain words (\"steps\": [])."))
+
+
 class EvidenceRef(BaseModel):
     """A page of the run's web research that the planner approves as a source."""
 
@@ -55,6 +68,12 @@ class Brief(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _brief_alternatives(schema))
 
     task: str = Field(min_length=1)
+    #: The document's title in its own words ("Supplier risk register"), never the prompt; None in
+    #: briefs written before titles existed (the title is then drawn from the task).
+    title: str | None = Field(default=None, min_length=1, max_length=120, description=(
+        "The document's title, short and in the document's own words, never the task's wording."))
+    #: The task's explicit requirements and the steps that carry each (None: not traced).
+    requirements: list[Requirement] | None = Field(default=None, max_length=120)
     judgments: list[str] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     steps: list[StepPlan] = Field(default_factory=list, max_length=40)
@@ -103,10 +122,29 @@ class Brief(BaseModel):
         ids = [c.id for c in self.citations]
         if len(ids) != len(set(ids)):
             raise ValueError("citation ids must be unique")
+        self._check_requirements()
         evidence_ids = [e.id for e in self.evidence or []]
         if len(evidence_ids) != len(set(evidence_ids)):
             raise ValueError("evidence ids must be unique")
         return self
+
+    def _check_requirements(self) -> None:
+        requirements = self.requirements or []
+        ids = [r.id for r in requirements]
+        if len(ids) != len(set(ids)):
+            raise ValueError("requirement ids must be unique")
+        planned = {s.index for s in self.steps}
+        for requirement in requirements:
+            unknown = sorted(set(requirement.steps) - planned)
+            if unknown:
+                raise ValueError(f"requirement {requirement.id} names steps {unknown} the brief does not plan")
+            if requirement.declined is not None and requirement.steps:
+                raise ValueError(f"requirement {requirement.id} is declined, so no step carries it")
+            if requirement.declined is None and not requirement.steps and not self.declined:
+                raise ValueError(f"requirement {requirement.id} is carried by no step: name its steps, "
+                                 "or say in \"declined\" why no step meets it")
+            if requirement.declined is not None and not requirement.declined.strip():
+                raise ValueError(f"requirement {requirement.id}: \"declined\" must say why")
 
     def step(self, index: int) -> StepPlan:
         return self.steps[index - 1]
@@ -213,16 +251,25 @@ def _brief_schema() -> dict:
     return Brief.model_json_schema()
 
 
+def _present(field: dict) -> dict:
+    """An optional field's schema without its null: the form it takes when it is given."""
+    return next(form for form in field["anyOf"] if form.get("type") != "null")
+
+
 def _brief_alternatives(schema: dict) -> None:
     """Name `task` and `steps` as required, and add the two valid briefs as alternatives: one that
     plans 1 to the fields' most steps and gives no decline reason, one that declines with a reason and plans
     no step. Each alternative repeats the object whole, as grammar engines read a union alone."""
     properties = schema["properties"]
     most_steps = properties["steps"]["maxItems"]
-    reason_text = next(form for form in properties["decline_reason"]["anyOf"] if form["type"] == "string")
+    reason_text = _present(properties["decline_reason"])
     steps = {key: value for key, value in properties["steps"].items() if key not in ("maxItems", "title")}
     plan = {name: value for name, value in properties.items() if name != "decline_reason"}
     plan["steps"] = {**steps, "minItems": 1, "maxItems": most_steps}
+    # A plan gives its title and its requirement trace: optional only for briefs written before them.
+    for name in ("title", "requirements"):
+        plan[name] = {**_present(properties[name]), **{k: v for k, v in properties[name].items()
+                                                        if k in ("description",)}}
     decline = {**properties, "steps": {**steps, "maxItems": 0}, "decline_reason": {
         key: value for key, value in properties["decline_reason"].items() if key not in ("anyOf", "default")}}
     decline["decline_reason"].update(type="string", minLength=1, maxLength=reason_text["maxLength"])
@@ -231,4 +278,4 @@ def _brief_alternatives(schema: dict) -> None:
         return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
 
     schema.update(required=["task", "steps"], anyOf=[
-        alternative(plan, ["task", "steps"]), alternative(decline, ["task", "steps", "decline_reason"])])
+        alternative(plan, ["task", "title", "requirements", "steps"]), alternative(decline, ["task", "steps", "decline_reason"])])

@@ -14,6 +14,8 @@ def fail(detail: str = "The draft misses what the content spec requires.", kind:
 def brief(n_steps: int = 2, citations: list[dict] | None = None) -> dict:
     return {
         "task": "Draft an access-control note",
+        "title": "Access-control note",
+        "requirements": [{"id": "R1", "text": "an access-control note", "steps": list(range(1, n_steps + 1))}],
         "judgments": ["Audience: all staff.", "Scope: the Paris office only."],
         "citations": citations if citations is not None else [
             {"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.15", "title": "Access control"}],

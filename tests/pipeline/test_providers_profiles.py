@@ -206,7 +206,8 @@ async def test_llama_cpp_python_is_sent_the_exact_shapes_of_a_verdict():
 
 
 @pytest.mark.parametrize("shape, valid", [
-    ({"steps": [{"index": 1, "title": "Scope", "content_spec": "Who is covered."}]}, True),
+    ({"title": "Note", "requirements": [{"id": "R1", "text": "a note", "steps": [1]}],
+      "steps": [{"index": 1, "title": "Scope", "content_spec": "Who is covered."}]}, True),
     ({"steps": []}, False),
     ({"steps": [], "decline_reason": "No policy text was given."}, True),
     ({"steps": [], "decline_reason": ""}, False),
