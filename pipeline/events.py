@@ -161,6 +161,30 @@ class BriefReady(Payload):
     brief: dict
 
 
+@_event("requirements_checked")
+class RequirementsChecked(Payload):
+    """The task's explicit asks against the brief's requirements, before any step
+    (docs/verifier-contract.md, "The requirement trace"). `sent_back`: the brief left asks out and
+    the planner is asked once more, naming them; otherwise `missing` are dropped."""
+
+    asks: list[dict]
+    missing: list[dict]
+    #: {requirement id: [the words of each ask it carries]}.
+    carried: dict = field(default_factory=dict)
+    sent_back: bool = False
+
+
+@_event("requirements_traced")
+class RequirementsTraced(Payload):
+    """Each requirement's status in the released text: [{"id", "text", "steps", "status", "detail"}],
+    the coverage {"met", "total"}, and the line the card, the recap and the exports show when a
+    requirement is not met (None when all are)."""
+
+    requirements: list[dict]
+    coverage: dict
+    gaps: str | None = None
+
+
 @_event("brief_checked")
 class BriefChecked(Payload):
     """Run-level warnings about the brief (e.g. approved citations a catalogue contradicts)."""
@@ -337,6 +361,7 @@ RUN_COMPLETED, RUN_HALTED, RUN_FAILED = RunCompleted.TYPE, RunHalted.TYPE, RunFa
 RUN_CANCELLED, RUN_DECLINED = RunCancelled.TYPE, RunDeclined.TYPE
 SPECIFICS_LISTED = SpecificsListed.TYPE
 RUN_REQUESTED = RunRequested.TYPE
+REQUIREMENTS_CHECKED, REQUIREMENTS_TRACED = RequirementsChecked.TYPE, RequirementsTraced.TYPE
 
 FINAL_TYPES = frozenset({RUN_COMPLETED, RUN_HALTED, RUN_FAILED, RUN_CANCELLED, RUN_DECLINED})
 STEP_TYPES = frozenset({STEP_RELEASED, STEP_HALTED, STEP_NOT_RELEASED})

@@ -30,8 +30,9 @@ from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request, planner_placeholders)
+from pipeline.requirements import DELIVERABLE, DOCUMENT, Ask, BriefCheck, check_brief, coverage, coverage_line, read_asks, send_back_note, trace
 from pipeline.research import FetchPolicy, SearchBackend, run_research
-from pipeline.schemas import Brief, Issue
+from pipeline.schemas import Brief, Issue, Requirement
 from pipeline.specifics import SpecificsReader
 from pipeline.task_check import task_framework_warnings, unread_file_warnings
 from pipeline.topology import Topology
@@ -145,6 +146,11 @@ class Orchestrator:
         self._sources_indexed: asyncio.Future | None = None
         #: What each released step released, in this run (carried over or inspected), for the recap.
         self._outcomes: dict[int, StepOutcome] = {}
+        # The requirement trace (pipeline/requirements): the task's asks, read before any model
+        # is asked; the brief's check against them; a redo instruction's own requirement.
+        self._asks = read_asks(ctx.task)
+        self._check: BriefCheck | None = None
+        self._extra_requirements: list[tuple[Requirement, list[Ask]]] = []
 
     # -- the public face -------------------------------------------------------------------------
     async def events(self) -> AsyncIterator[Event]:
@@ -215,7 +221,7 @@ class Orchestrator:
                 self._emit(ev.TaskChecked(warnings=task_warnings))
             if self.settings.redo is not None:
                 if await self._redo(self.settings.redo):
-                    await self._summarize(self.brief)
+                    await self._summarize(self.brief, self._trace_requirements(self.brief))
                     self._emit(ev.RunCompleted())
                 return
             if self.settings.research is not None:
@@ -229,7 +235,7 @@ class Orchestrator:
                 self._emit(ev.RunDeclined(reason=self.brief.decline_reason))
                 return
             if await self._render_and_release(self.brief):
-                await self._summarize(self.brief)
+                await self._summarize(self.brief, self._trace_requirements(self.brief))
                 self._emit(ev.RunCompleted())
         except BudgetExceeded:  # a call the driver made itself (planner, research, summarizer)
             await self._halt_over_budget()
@@ -291,6 +297,8 @@ class Orchestrator:
             self._emit(ev.StepHalted(step=unreleased[0], reason=reason))
             for later in unreleased[1:]:
                 self._emit(ev.StepNotReleased(step=later))
+        if self.brief is not None:
+            self._trace_requirements(self.brief)
         self._emit(ev.RunHalted(step=unreleased[0] if unreleased else None, reason=reason))
 
     # -- model calls -----------------------------------------------------------------------------
@@ -381,35 +389,63 @@ class Orchestrator:
 
     # -- planner ---------------------------------------------------------------------------------
     async def _plan(self) -> Brief | None:
-        cfg = self.topology.planner
-        error: str | None = None
-        rejected: tuple[str, str] | None = None  # (reply, why) when a reply came but did not parse
-        for attempt in (1, 2):
+        """The brief, held to the task (docs/verifier-contract.md, "The requirement trace"): a brief
+        whose requirements leave out an explicit ask of the task is sent back once, naming what is
+        missing; what is still missing then is recorded dropped. None when the run failed."""
+        brief, reply, attempt, error = await self._ask_planner(attempts=(1, 2))
+        if brief is None:
+            tries = "one attempt" if attempt == 1 else "two attempts"
+            self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in {tries}; last error: {error}"))
+            return None
+        if not brief.declined:
+            check = check_brief(self.ctx.task, brief, asks=self._asks)
+            if check.missing:
+                self._emit(ev.RequirementsChecked(**check.as_json(), sent_back=True))
+                again, *_ = await self._ask_planner(attempts=(attempt + 1,),
+                                                    rejected=(reply, send_back_note(check.missing)))
+                if again is not None and not again.declined:
+                    brief, check = again, check_brief(self.ctx.task, again, asks=self._asks)
+            self._check = check
+            self._emit(ev.RequirementsChecked(**check.as_json()))
+        self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
+        warnings = [] if brief.declined else self.checks.brief_warnings(brief)
+        if warnings:
+            self._emit(ev.BriefChecked(warnings=warnings))
+        return brief
+
+    async def _ask_planner(self, attempts: tuple[int, ...], rejected: tuple[str | None, str] | None = None):
+        """(brief, its reply, the attempt, None) for the first usable reply over `attempts`, or (None,
+        None, the last attempt, its error). After an unusable reply the planner is told why; after a
+        transport error the same request is sent again."""
+        cfg, error = self.topology.planner, "no attempt"
+        for attempt in attempts:
             self._emit(ev.PlannerStarted(attempt=attempt))
-            # After an unusable reply the planner is told why; after a transport error the same
-            # request is simply sent again.
             request = build_planner_request(self.ctx, cfg, retry_error=rejected[1] if rejected else None,
                                             previous_reply=rejected[0] if rejected else None,
                                             session_id=self.settings.session_id)
             reply: str | None = None
             try:
                 reply = (await self._call(request)).text
-                brief = parse_brief(reply, placeholders=planner_placeholders())
+                return parse_brief(reply, placeholders=planner_placeholders()), reply, attempt, None
             except (ProviderError, ReplyError) as exc:
                 error = str(exc)
-                rejected = (reply, error) if isinstance(exc, ReplyError) else rejected
-                self._emit(ev.PlannerRejected(attempt=attempt, error=error, raw=reply))
+                rejected = (reply, str(exc)) if isinstance(exc, ReplyError) else rejected
+                self._emit(ev.PlannerRejected(attempt=attempt, error=str(exc), raw=reply))
                 if isinstance(exc, PermanentError):
                     break  # the second attempt is for an unusable reply; the same request would fail again
-                continue
-            self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
-            warnings = [] if brief.declined else self.checks.brief_warnings(brief)
-            if warnings:
-                self._emit(ev.BriefChecked(warnings=warnings))
-            return brief
-        tries = "one attempt" if attempt == 1 else "two attempts"
-        self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in {tries}; last error: {error}"))
-        return None
+        return None, None, attempt, error
+
+    def _trace_requirements(self, brief: Brief) -> str | None:
+        """Each requirement's status in what this run released, as an event; the gaps' line, or
+        None when every requirement is met."""
+        if self._check is None:
+            return None
+        released = {i: (brief.step(i).title, o.content or "") for i, o in self._outcomes.items() if o.content}
+        traced = trace(brief, self._check, released, extra=self._extra_requirements)
+        gaps = coverage_line(traced)
+        self._emit(ev.RequirementsTraced(requirements=[t.as_json() for t in traced], coverage=coverage(traced),
+                                         gaps=gaps))
+        return gaps
 
     # -- steps -----------------------------------------------------------------------------------
     async def _render_and_release(self, brief: Brief) -> bool:
@@ -428,36 +464,61 @@ class Orchestrator:
 
     async def _redo(self, redo: Redo) -> bool:
         """A redo's steps in document order: the redone one rendered and inspected under the usual
-        rules (it starts at once, while the steps before it are carried over), the others released
-        as the earlier run released them, flagged as carried over and not inspected again. A step
-        the earlier run did not release cannot be carried: the redo halts there, as a run halts at
-        a step it cannot release. False when the run halted."""
+        rules (it starts at once), the others released as the earlier run released them, flagged as
+        carried over and not inspected again. A step the earlier run did not release cannot be
+        carried: the redo halts there, as a run halts at a step it cannot release. A redo whose
+        instruction changed nothing is declined: the same text is no new version. False when the
+        run halted or was declined."""
         self.brief = brief = Brief.model_validate(redo.brief)
         self._emit(ev.BriefReady(brief=brief.model_dump(mode="json")))
+        self._check_redo(brief, redo)
         self._index_sources(brief)
-        self._step_tasks[redo.step] = asyncio.create_task(self._step(brief, redo.step, asyncio.Semaphore(1)))
+        task = self._step_tasks[redo.step] = asyncio.create_task(self._step(brief, redo.step, asyncio.Semaphore(1)))
+        outcome: StepOutcome = await task
+        earlier = redo.carried.get(redo.step)
+        if redo.instruction and not outcome.halted and earlier is not None and \
+                " ".join((earlier.content or "").split()) == " ".join((outcome.content or "").split()):
+            self._emit(ev.RunDeclined(reason=(
+                f"The instruction was not applied: step {redo.step} came back word for word as it was, so there is "
+                "no new version to release. The engine that drafted it cannot make this change; run the redo with "
+                "a language model (Settings), or edit the exported document by hand. The document is unchanged.")))
+            return False
         for step in brief.steps:
             if step.index == redo.step:
-                outcome: StepOutcome = await self._step_tasks[step.index]
                 if outcome.halted:
                     await self._halt_from(brief, outcome)
                     return False
                 await self._release(step, outcome)
-                continue
-            carried = redo.carried.get(step.index)
-            if carried is None or carried.content is None:
-                await self._halt_from(brief, StepOutcome(step.index, halt_reason=(
-                    f"run {redo.run} did not release this step, so the redo has nothing to carry over; "
-                    "run the task again instead")))
+            elif not await self._carry(brief, step, redo):
                 return False
-            self._emit(ev.StepReleased(step=step.index, title=step.title, badge=carried.badge, content=carried.content,
-                                       warnings=list(carried.warnings), checked_by=carried.checked_by,
-                                       carried_over=True, carried_from=redo.run))
-            self._released_steps.add(step.index)
-            self._outcomes[step.index] = StepOutcome(step.index, carried.badge, carried.content, list(carried.warnings))
-            if carried.unsourced is not None:  # as the earlier run read them: nothing is read again
-                self._emit(ev.SpecificsListed(step=step.index, unsourced=list(carried.unsourced),
-                                              sources=list(carried.sources or [])))
+        return True
+
+    def _check_redo(self, brief: Brief, redo: Redo) -> None:
+        """The earlier brief's requirements, held to the task as the first run read it, and the
+        instruction's own asks as one more requirement of the redone step."""
+        self._check = check_brief(self.ctx.task, brief, asks=self._asks)
+        asked = [a for a in read_asks(redo.instruction) if a.kind not in (DOCUMENT, DELIVERABLE)]
+        if asked:
+            number = max([int(r.id[1:]) for r in brief.requirements or [] if r.id[1:].isdigit()], default=0) + 1
+            number += len(self._check.missing)
+            requirement = Requirement(id=f"R{number}", text=redo.instruction[:500], steps=[redo.step])
+            self._extra_requirements = [(requirement, asked)]
+
+    async def _carry(self, brief: Brief, step, redo: Redo) -> bool:
+        carried = redo.carried.get(step.index)
+        if carried is None or carried.content is None:
+            await self._halt_from(brief, StepOutcome(step.index, halt_reason=(
+                f"run {redo.run} did not release this step, so the redo has nothing to carry over; "
+                "run the task again instead")))
+            return False
+        self._emit(ev.StepReleased(step=step.index, title=step.title, badge=carried.badge, content=carried.content,
+                                   warnings=list(carried.warnings), checked_by=carried.checked_by,
+                                   carried_over=True, carried_from=redo.run))
+        self._released_steps.add(step.index)
+        self._outcomes[step.index] = StepOutcome(step.index, carried.badge, carried.content, list(carried.warnings))
+        if carried.unsourced is not None:  # as the earlier run read them: nothing is read again
+            self._emit(ev.SpecificsListed(step=step.index, unsourced=list(carried.unsourced),
+                                          sources=list(carried.sources or [])))
         return True
 
     def _index_sources(self, brief: Brief) -> None:
@@ -499,6 +560,7 @@ class Orchestrator:
         self._emit(ev.StepHalted(step=outcome.index, reason=outcome.halt_reason))
         for later in brief.steps[outcome.index:]:
             self._emit(ev.StepNotReleased(step=later.index))
+        self._trace_requirements(brief)
         self._emit(ev.RunHalted(step=outcome.index, reason=f"step {outcome.index}: {outcome.halt_reason}"))
 
     def _cancel_steps_after(self, index: int) -> list[asyncio.Task]:
@@ -598,13 +660,15 @@ class Orchestrator:
         return list(model_issues) + list(found)
 
     # -- summarizer ------------------------------------------------------------------------------
-    async def _summarize(self, brief: Brief) -> None:
+    async def _summarize(self, brief: Brief, gaps: str | None = None) -> None:
+        """The recap. When a requirement of the task is not met, its first line says so (`gaps`),
+        whatever the summarizer wrote: nothing presents such a document as answering the task."""
         released = [{"index": o.index, "title": brief.step(o.index).title, "badge": o.badge, "content": o.content}
                     for _, o in sorted(self._outcomes.items())]
         error = ""
         for attempt in (1, 2):
             self._emit(ev.SummarizerStarted(attempt=attempt))
-            request = build_summarizer_request(brief, released, self.topology.summarizer,
+            request = build_summarizer_request(brief, released, self.topology.summarizer, gaps=gaps,
                                                session_id=self.settings.session_id)
             try:
                 text = (await self._call(request)).text.strip()
@@ -615,6 +679,8 @@ class Orchestrator:
                 # The recap is model output shown to the user: the mechanical checks run on it too,
                 # and the page shows their findings beside it; it never gets a badge of its own.
                 findings = self.checks.recap_issues(brief, text)
+                if gaps and not text.lstrip("-* ").startswith(gaps):
+                    text = f"{gaps}\n\n{text}"
                 self._emit(ev.SummaryReady(summary=text, findings=[i.model_dump() for i in findings]))
                 # The recap restates the steps: read against the executors' own sources, a fact
                 # a step invented stays unsourced when the recap repeats it.

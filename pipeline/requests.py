@@ -112,11 +112,14 @@ def build_verifier_request(brief: Brief, index: int, draft: str, cfg: RoleConfig
                     payload={"brief": brief, "step_index": index, "draft": draft})
 
 
-def build_summarizer_request(brief: Brief, released: list[dict], cfg: RoleConfig, *,
+def build_summarizer_request(brief: Brief, released: list[dict], cfg: RoleConfig, *, gaps: str | None = None,
                              session_id: str | None = None) -> CompletionRequest:
-    """`released`: [{"index", "title", "badge", "content"}] for every released step."""
+    """`released`: [{"index", "title", "badge", "content"}] for every released step; `gaps`: the
+    requirement trace's line when a requirement of the task is not met (None when all are)."""
     steps = "\n\n".join(f"## Step {s['index']}: {s['title']} [badge: {s['badge']}]\n{s['content']}" for s in released)
+    coverage = prompts.render("summarizer_gaps", gaps=gaps) if gaps else prompts.load("summarizer_all_met")
     messages = [Message("system", prompts.load("summarizer")),
-                Message("user", prompts.render("summarizer_input", brief=brief_as_json(brief), steps=steps))]
+                Message("user", prompts.render("summarizer_input", brief=brief_as_json(brief), steps=steps,
+                                               coverage=coverage))]
     return _request("summarizer", cfg, messages, session_id=session_id,
-                    payload={"brief": brief, "released": released})
+                    payload={"brief": brief, "released": released, "gaps": gaps})

@@ -87,7 +87,7 @@ async def test_it_plans_a_brief_that_validates_and_is_deterministic():
     second = await _ask("planner", {"context": ctx, "retry_error": None})
     assert first == second
     brief = parse_brief(first)
-    assert set(json.loads(first)) == {"task", "judgments", "citations", "steps"}
+    assert set(json.loads(first)) == {"task", "title", "requirements", "judgments", "citations", "steps"}
     assert 3 <= len(brief.steps) <= 7 and 3 <= len(brief.citations) <= 10
     assert all("text" not in c for c in json.loads(first)["citations"])
 

@@ -30,12 +30,16 @@ LAYERS = {
     "pipeline.topology": 2, "pipeline.events": 2, "pipeline.budget": 2, "pipeline.parsing": 2,
     # What each role is asked, and the mechanical checks.
     "pipeline.requests": 3, "pipeline.task_check": 3, "pipeline.citations": 3, "pipeline.integrity": 3,
-    # The checks a released step passes, web research, and the providers (the offline engine among them).
-    "pipeline.checks": 4, "pipeline.research": 4, "pipeline.providers": 4,
+    # The checks a released step passes, and web research.
+    "pipeline.checks": 4, "pipeline.research": 4,
     # The specifics of a released step, looked for in what its executor was given (advisory).
     "pipeline.specifics": 4,
+    # The task's asks and the requirement trace, which reads values as the specifics do.
+    "pipeline.requirements": 5,
+    # The providers, the offline engine among them (its planner traces its own requirements).
+    "pipeline.providers": 6,
     # What runs them: a run's release rules, and the verifier's calibration.
-    "pipeline.orchestrator": 5, "pipeline.calibration": 5,
+    "pipeline.orchestrator": 7, "pipeline.calibration": 7,
 }
 
 

@@ -14,11 +14,11 @@ from pipeline.schemas import Brief, Citation, Issue, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
 from . import processing, questionnaire, record_sections, sections
+from .asked import asks_blocks, is_asks_step
 from .citing import format_citation
 from .catalogue import DOC_TYPES, GENERIC, VARIANTS
 from .doctypes import OPEN_POINTS, TBC
-from .fields import Fill, fill
-from .planner import scope_of
+from .fields import Fill, fill, scope_of
 from .reading import Reading, read
 from .revision import compose_revision_step
 from .templates import PART_MARK, StepTemplate
@@ -134,7 +134,9 @@ def _body(ctx: Context, reading: Reading, brief: Brief, step: StepPlan, fields: 
     template = _template(reading, step)
     cited = step_citations(brief, step)
     blocks: list[str] = _notes(ctx, brief, step, fields)
-    if template is None:  # a brief from another planner: deliver its spec plainly
+    if template is None and is_asks_step(step):
+        blocks += asks_blocks(reading, step.content_spec)
+    elif template is None:  # a brief from another planner: deliver its spec plainly
         blocks.append(f"This section covers: {_spec_without_citations(step.content_spec)}")
         blocks.append(f"Details the context does not state are {TBC}.")
     else:

@@ -5,10 +5,14 @@ to be confirmed when no source gives it. `missing` lists which of a document's n
 """
 from __future__ import annotations
 
+import re
+
+from pipeline.context import Context
+
 from .doctypes import TBC
 from .facts import ROLES, Person
 from .reading import Reading
-from .text import clip
+from .text import clip, looks_like_citation
 
 _ROLE_FIELDS = {"dpo": ("dpo",), "security_lead": ("ciso", "ism", "it_head"), "it_lead": ("it_head", "cto",
                 "engineering_head", "ism"), "ism": ("ism", "ciso")}
@@ -130,3 +134,17 @@ def missing(reading: Reading, needs: tuple[str, ...]) -> list[str]:
     """The needs (by description) that no source gives."""
     found = values(reading)
     return [NEEDS.get(need, need) for need in needs if need not in found]
+
+
+_TASK_SCOPE = re.compile(r"\b(?:for|covering|across|within)\s+(our|the)\s+([^.,;:!?]{3,80})", re.IGNORECASE)
+
+
+def scope_of(ctx: Context, reading: Reading) -> tuple[str, str | None]:
+    """(scope phrase for the document, where it came from) or a to-be-confirmed phrase and None."""
+    match = _TASK_SCOPE.search(ctx.task)
+    if match and not looks_like_citation(match.group(2)) and not reading.task.headcount:
+        return "the " + match.group(2).strip(), "the task"
+    found = values(reading)
+    if "locations" in found and "systems" in found:
+        return f"the information systems of {reading.org} ({found['systems']}) at {found['locations']}", "the workspace"
+    return f"all information, systems and locations of {reading.org} (exact boundaries {TBC})", None

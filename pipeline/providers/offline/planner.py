@@ -20,7 +20,7 @@ from .declining import GENERIC_FORMS, edit_reason, kind_reason, transform_asked,
 from .catalogue import DOC_TYPES, GENERIC
 from .crosswalk import direction
 from .doctypes import TBC
-from .fields import Fill, fill, missing, values
+from .fields import Fill, fill, missing, scope_of, values
 from .questionnaire import questions_of
 from .reading import Reading, read
 from .revision import Revision, revise, revision_of
@@ -28,27 +28,16 @@ from .summarizer import COVERAGE
 from .templates import PART_MARK, DocType
 from .text import clip, looks_like_citation, lower_first
 from .topics import TOPIC_WORDS, TOPICS
+from .tracing import title_for, traced
 
 # Cited when a document type's own topics give fewer than three citations in the enabled frameworks.
 _FALLBACK_TOPICS = ["security_of_processing", "policy", "roles", "documented_information"]
-_TASK_SCOPE = re.compile(r"\b(?:for|covering|across|within)\s+(our|the)\s+([^.,;:!?]{3,80})", re.IGNORECASE)
 _REQUIREMENT_SECTIONS = ("requirements", "readiness")
 #: Documents whose table lists a set of requirements: a set the task names is listed whole.
 _SET_DOCS = ("soa", "mapping", "gap_assessment", "audit_plan")
 #: Citations one requirement step lists at most; a longer set is split over consecutive steps, so
 #: that every content spec stays within its limit and every requested entry still has its row.
 _PER_STEP = 40
-
-
-def scope_of(ctx: Context, reading: Reading) -> tuple[str, str | None]:
-    """(scope phrase for the document, where it came from) or a to-be-confirmed phrase and None."""
-    match = _TASK_SCOPE.search(ctx.task)
-    if match and not looks_like_citation(match.group(2)) and not reading.task.headcount:
-        return "the " + match.group(2).strip(), "the task"
-    found = values(reading)
-    if "locations" in found and "systems" in found:
-        return f"the information systems of {reading.org} ({found['systems']}) at {found['locations']}", "the workspace"
-    return f"all information, systems and locations of {reading.org} (exact boundaries {TBC})", None
 
 
 def topics_in(text: str) -> list[str]:
@@ -226,7 +215,8 @@ def plan(ctx: Context) -> Brief:
     if reason is not None:
         return _declined(ctx, reason)
     if revision is not None:
-        return revise(ctx, revision, reading.org)
+        first = next((m.text for m in ctx.history if m.role == "user"), ctx.task)
+        return traced(ctx, reading, revise(ctx, revision, reading.org), title_for(first, "Revised document"))
     doc, subject = reading.task.doc, reading.task.subject_doc
     scope, _ = scope_of(ctx, reading)
     fields = fill(reading, scope)
@@ -291,5 +281,6 @@ def plan(ctx: Context) -> Brief:
     # Every page the research could read is approved: the engine cannot judge a page's worth,
     # and the integrity gate still holds each URL and price to the approved pages' text.
     evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None
-    return Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations,
-                 steps=steps, evidence=evidence)
+    brief = Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations,
+                  steps=steps, evidence=evidence)
+    return traced(ctx, reading, brief, title_for(ctx.task, doc.name))

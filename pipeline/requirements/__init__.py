@@ -1,0 +1,15 @@
+"""Task fidelity: the requirement trace (docs/verifier-contract.md, "The requirement trace").
+
+The blind verifier holds each draft to the brief; this layer holds the brief and the document to
+the task, mechanically and for every engine. Plain Python, no Django. Entry points: `read_asks(task)`,
+`check_brief(task, brief)` before any step, `trace(brief, check, released)` after release, and
+`coverage_line(traced)` for what the card, the recap and the exports say.
+"""
+from __future__ import annotations
+
+from .asks import DELIVERABLE, DOCUMENT, LABELS, Ask, read_asks
+from .trace import (DECLINED, DROPPED, MET, UNMET, BriefCheck, Traced, check_brief, coverage, coverage_line,
+                    send_back_note, trace)
+
+__all__ = ["DOCUMENT", "DELIVERABLE", "Ask", "read_asks", "LABELS", "BriefCheck", "Traced", "check_brief", "trace", "coverage", "coverage_line",
+           "send_back_note", "MET", "UNMET", "DECLINED", "DROPPED"]
