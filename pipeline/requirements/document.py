@@ -14,6 +14,7 @@ from .names import framework_keys
 from .words import stems_of
 
 _HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+(.+?)\s*#*\s*$|\*\*([^*\n]{2,120})\*\*\s*:?\s*$)", re.M)
+_WRITTEN_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a|an)\b", re.I)
 _TABLE_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -59,7 +60,19 @@ class Part:
 
     @cached_property
     def specific_keys(self) -> set:
-        return {key for s in find_specifics(self.title + "\n" + self.text, source=True) for key in s.keys}
+        """The keys of every value the text states, read as a draft is (a number with its unit, a
+        date, a name), frequencies in words ("annually") included."""
+        return {key for s in self._specifics for key in s.keys}
+
+    @cached_property
+    def number_keys(self) -> set:
+        """The same, written with a number: "reviewed annually" does not state "12 months of log
+        retention", though both are a span of twelve months."""
+        return {key for s in self._specifics if _WRITTEN_NUMBER.search(s.text) for key in s.keys}
+
+    @cached_property
+    def _specifics(self) -> list:
+        return find_specifics(self.title + "\n" + self.text)
 
     @cached_property
     def numbers(self) -> set[str]:

@@ -18,7 +18,7 @@ register inventory log logbook record schedule matrix mapping assessment analysi
 letter email e-mail notice statement questionnaire checklist charter agenda minutes summary overview briefing
 note strategy roadmap template form catalogue catalog list table tracker declaration attestation certificate
 contract agreement addendum presentation deck slides course brochure faq description justification response
-answers study evaluation scorecard specification framework
+answers study evaluation scorecard specification framework scheme
 """.split())
 #: Heads that are a table of rows: what a task lists after "with" are then its columns.
 TABULAR = frozenset("register inventory log logbook record schedule matrix mapping catalogue catalog list table "
@@ -95,6 +95,10 @@ def kind_phrases(text: str, taken: list[tuple[int, int]] = ()) -> list[KindPhras
         first = i
         while first > 0 and _modifier(tokens[first - 1], text, tokens[first][1], taken):
             first -= 1
+            # "logging and monitoring standard": two modifiers joined by "and" name one kind.
+            if first > 1 and tokens[first - 1][0].lower() in ("and", "&") and first != i and \
+                    _modifier(tokens[first - 2], text, tokens[first - 1][1], taken):
+                first -= 2
         last = i
         # "incident response procedure", "risk assessment report": the last head names the kind.
         while last + 1 < len(tokens) and _head_of(tokens[last + 1][0]) and \

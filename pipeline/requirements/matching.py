@@ -48,11 +48,14 @@ def shows(part: Part, ask: Ask, *, loose: bool = False) -> bool:
 
 
 def _value_in(part: Part, ask: Ask) -> bool:
+    """The same value, however written; a value the task writes with a number is met only by one
+    written with a number too (not by "annually" elsewhere in the document)."""
+    written = part.number_keys if re.search(r"\d", ask.text) else part.specific_keys
     for key in ask.keys:
         if key[0] == "number":
             if key[1] in part.numbers:
                 return True
-        elif key in part.specific_keys:
+        elif key in written:
             return True
     return False
 

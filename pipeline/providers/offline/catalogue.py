@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .doctypes import (ACCESS_CONTROL, ASSET_REGISTER, AUDIT_PLAN, BREACH, BREACH_BOTH, BREACH_PROCESSOR, CONTINUITY, DPIA, EMAIL,
+from .doctypes import (ACCESS_CONTROL, ASSET_REGISTER, AUDIT_PLAN, BREACH, BREACH_BOTH, BREACH_PROCESSOR, CONTINUITY, DPIA, DPIA_PROCESSOR, EMAIL,
                        GAP_ASSESSMENT, GENERIC, INCIDENT, INCIDENT_REPORT, INFOSEC_POLICY, ISMS_SCOPE, MANAGEMENT_REVIEW,
                        MAPPING, RISK_ASSESSMENT, ROPA, ROPA_BOTH, ROPA_PROCESSOR, SOA, SUPPLIER, TRAINING)
 from .facts import Facts
@@ -21,9 +21,11 @@ DOC_TYPES: tuple[DocType, ...] = (
 )
 
 #: Types the task's kind takes in a given workspace (not chosen by the task's words alone).
-VARIANTS: tuple[DocType, ...] = (ROPA_PROCESSOR, ROPA_BOTH, BREACH_PROCESSOR, BREACH_BOTH)
+VARIANTS: tuple[DocType, ...] = (ROPA_PROCESSOR, ROPA_BOTH, BREACH_PROCESSOR, BREACH_BOTH, DPIA_PROCESSOR)
 _AS_PROCESSOR = re.compile(r"\bas (?:a |the |their )?(?:data )?processor\b|\bon (?:their|its|the customers'?|our customers'?) "
                            r"behalf\b|\bon behalf of\b|\bart(?:icle|\.)?\s*30\s*\(2\)|\bprocessor record", re.I)
+#: A task about the organisation's own staff: processing it does as their controller.
+_OWN_STAFF = re.compile(r"\b(?:employees?|staff|hr|human resources|recruit\w*|candidates?|payroll|workforce)\b", re.I)
 _AS_CONTROLLER = re.compile(r"\bas (?:a |the )?controller\b|\bart(?:icle|\.)?\s*30\s*\(1\)", re.I)
 
 
@@ -39,4 +41,7 @@ def variant_of(doc: DocType, task: str, facts: Facts) -> DocType:
         return BREACH_PROCESSOR
     if doc is BREACH and facts.processor_for and not _AS_CONTROLLER.search(task):
         return BREACH_BOTH
+    if doc is DPIA and (_AS_PROCESSOR.search(task) or (facts.processor_for and not _AS_CONTROLLER.search(task)
+                                                         and not _OWN_STAFF.search(task))):
+        return DPIA_PROCESSOR
     return doc

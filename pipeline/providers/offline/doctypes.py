@@ -5,6 +5,8 @@ set, so a template can never invent one.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .templates import DocType, StepTemplate as S
 
 TBC = "to be confirmed"
@@ -317,6 +319,32 @@ DPIA = DocType(
     ),
 )
 
+#: The parties the task names, as the workspace's supplier list records them: a DPIA's recipients
+#: and where the data goes.
+DPIA_RECIPIENTS = S("Recipients and transfers", "Name who receives the personal data and where it goes, from the "
+                    "workspace's records of the parties the task names.", ("processors",), section="named_parties")
+
+DPIA = replace(DPIA, steps=(*DPIA.steps[:1], DPIA_RECIPIENTS, *DPIA.steps[1:]))
+
+#: A DPIA of processing done for customers: the controller assesses it and consults the authority;
+#: the processor assists (the conclusion says so instead of consulting the authority itself).
+DPIA_PROCESSOR = DocType(
+    "dpia_processor", "Data protection impact assessment (as processor)", {}, DPIA.audience,
+    (
+        replace(DPIA.steps[0], table=DPIA.steps[0].table[:2] + (
+            ("Role of the organisation", "processor for {processor_for}, who decide the purposes and means"),)
+            + DPIA.steps[0].table[2:]),
+        *DPIA.steps[1:-1],
+        S("Conclusion and consultation", "Record the outcome and who consults the supervisory authority.",
+          ("prior_consultation",),
+          intro="{org} carries out this processing as a processor for {processor_for}. The controller decides "
+                "whether the processing needs a data protection impact assessment and, if high risk remains after "
+                "the measures above, consults the supervisory authority; {org} does not consult it itself. {org} "
+                "gives the controller the information and help it needs, through {dpo}. The outcome is "
+                + TBC + "."),
+    ),
+)
+
 BREACH = DocType(
     "breach_procedure", "Personal data breach procedure",
     {"data breach": 7, "personal data breach": 8, "breach notification": 8, "breach procedure": 8, "breach": 4},
@@ -376,7 +404,7 @@ BREACH_BOTH = DocType(
 
 INCIDENT = DocType(
     "incident_response", "Incident response procedure",
-    {"incident response": 7, "incident management": 7, "security incident": 6, "incidents": 4,
+    {"incident response": 7, "incident response plan": 7, "incident management": 7, "security incident": 6, "incidents": 4,
      "incident": 4, "playbook": 4},
     "the incident response team and all staff",
     (
@@ -384,6 +412,8 @@ INCIDENT = DocType(
           ("incident_planning",),
           intro="This procedure sets how {org} detects, handles and learns from information security incidents.",
           bullets=("Incident response team: led by {security_lead}, with {it_lead} as deputy.",
+                   "When personal data may be involved, the data protection officer, {dpo}, is told at once and "
+                   "advises on whether and whom to notify.",
                    "Contact list kept current and available offline.")),
         S("Reporting and triage", "Explain how events are reported and assessed into incidents.",
           ("event_reporting", "incident_handling"),
@@ -438,7 +468,7 @@ AUDIT_PLAN = DocType(
 
 MANAGEMENT_REVIEW = DocType(
     "management_review", "Management review",
-    {"management review": 8, "review meeting": 5, "review minutes": 5},
+    {"management review": 8, "review meeting": 5, "review minutes": 5, "review agenda": 5},
     "top management",
     (
         S("Purpose and attendees", "State the purpose of the review and who attends.", ("management_review",),
@@ -536,7 +566,7 @@ EMAIL = DocType(
         S("Questions and sign-off", "Say where to ask questions and close with a sign-off.",
           intro="If you have questions, contact {contact}.\n\n{sign_off}\n\nThe {org} information security team"),
     ),
-    has_subject=True, subject_topics=("communication",),
+    has_subject=True, subject_topics=("communication",), subject_from_task=True,
 )
 
 TRAINING = DocType(
@@ -567,7 +597,8 @@ TRAINING = DocType(
 
 MAPPING = DocType(
     "mapping", "Requirements mapping",
-    {"map": 9, "mapping": 9, "crosswalk": 9, "map our": 9, "mapped to": 9, "cross reference": 8},
+    {"map": 9, "mapping": 9, "crosswalk": 9, "map our": 9, "mapped to": 9, "cross reference": 8,
+     "cross-framework mapping": 9},
     "the compliance lead and the auditors",
     (
         S("Purpose and approach", "Say what is mapped, to which requirements, and where the practices come from. "
@@ -630,5 +661,5 @@ GENERIC = DocType(
           intro="The owner of this document reviews it at least annually and after significant change."),
         OPEN_POINTS,
     ),
-    has_subject=True, subject_topics=("policy",),
+    has_subject=True, subject_topics=("policy",), subject_from_task=True,
 )

@@ -13,7 +13,7 @@ from pipeline.context import Context
 from pipeline.schemas import Brief, Citation, Issue, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
-from . import processing, questionnaire, record_sections, sections
+from . import kind_sections, processing, questionnaire, record_sections, sections
 from .asked import asks_blocks, is_asks_step
 from .citing import format_citation
 from .catalogue import DOC_TYPES, GENERIC, VARIANTS
@@ -91,7 +91,20 @@ def _section(reading: Reading, template: StepTemplate, brief: Brief, step: StepP
         return sections.incident_blocks(reading, fields, impact=kind == "impact")
     if kind == "practices":
         return sections.practice_blocks(reading, f"{reading.task.text} {step.title}")
+    if kind in _KIND_SECTIONS:
+        return _KIND_SECTIONS[kind](reading, fields)
     return _record_section(reading, kind, arg, fields)
+
+
+#: The parts of a document of a kind no template covers (generic.py).
+_KIND_SECTIONS = {
+    "related": lambda reading, fields: kind_sections.related_blocks(reading),
+    "checklist": lambda reading, fields: kind_sections.checklist_blocks(reading),
+    "people": lambda reading, fields: kind_sections.people_blocks(reading),
+    "profile": lambda reading, fields: kind_sections.profile_blocks(reading),
+    "kind_register": kind_sections.kind_register_blocks,
+    "named_parties": kind_sections.named_party_blocks,
+}
 
 
 def _record_section(reading: Reading, kind: str, arg: str, fields: Fill) -> list[str]:

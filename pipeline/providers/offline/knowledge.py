@@ -16,6 +16,7 @@ from pipeline.words import stems
 
 from .people import ROLES
 from .reading import Reading, Statement
+from .registers import for_customers
 from .text import looks_like_citation, sentences
 
 #: concept -> (what a question about it says, what a statement answering it says)
@@ -102,9 +103,29 @@ def _people_statements(reading: Reading) -> list[Statement]:
 
 def candidates(reading: Reading, *, people: bool = True) -> list[Statement]:
     """Every statement a question may be answered by: memories first (the workspace's own word),
-    then (for a question, not a section) the people the workspace names, then the sentences of its
-    documents."""
-    return memory_statements(reading) + (_people_statements(reading) if people else []) + list(reading.statements)
+    then (for a question, not a section) the people the workspace names and the supplier list, then
+    the sentences of its documents."""
+    records = (_people_statements(reading) + supplier_statements(reading)) if people else []
+    return memory_statements(reading) + records + list(reading.statements)
+
+
+def supplier_statements(reading: Reading) -> list[Statement]:
+    """The supplier list as the answer to a question on suppliers or subprocessors: those that may
+    process the customers' data, with what they do, the data and where."""
+    register = reading.register("suppliers")
+    if register is None:
+        return []
+    rows, left = for_customers(register)
+    cols = register.columns
+    shown = [c for c in ("Service", "Personal data", "Location") if c in cols]
+    named = [f"{row[0]} ({'; '.join(row[cols.index(c)] for c in shown if row[cols.index(c)] not in ('', '—'))})"
+             for row in rows[:12]]
+    if not named:
+        return []
+    text = "Suppliers and subprocessors that may process customer data: " + ", ".join(named) + "."
+    if left:
+        text += f" {left} more process only our own staff's data."
+    return [Statement(text, ", ".join(register.sources))]
 
 
 def _score(question: str, wanted: set[str], concepts: set[str], statement: Statement) -> int:

@@ -40,7 +40,8 @@ _PATTERNS = (
     re.compile(rf"(?P<person>{_PERSON}){_QUALIFIER}\s+(?:is|acts as|serves as|(?:leads|heads|runs|manages)\s+\w+\s+as)"
                rf"\s+(?i:the\s+|our\s+|a\s+|an\s+)?{_ROLE}\b"),
     # "Our DPO is Léa Fournier (external, Cabinet Moreau)", "Head of IT: Dmitri Volkov", "chaired by our CEO, Marc Aubert"
-    re.compile(rf"\b{_ROLE}\b(?:\s+is|:|\s*[-–]|,)\s+(?P<person>{_PERSON}){_QUALIFIER}"),
+    # "Our Data Protection Officer (DPO) is Priya Raman": the role's abbreviation in brackets.
+    re.compile(rf"\b{_ROLE}\b(?:\s*\([A-Za-z.&\s]{{2,12}}\))?(?:\s+is|:|\s*[-–]|,)\s+(?P<person>{_PERSON}){_QUALIFIER}"),
     # "Tom Okafor (IT Manager)", "Julien Petit, our IT manager"
     re.compile(rf"(?P<person>{_PERSON})\s*[(,]\s*(?i:the\s+|our\s+)?{_ROLE}\b"),
 )
@@ -91,7 +92,11 @@ def is_name(text: str) -> bool:
 
 
 def _is_person(text: str) -> bool:
-    return is_name(text) and text.split()[-1] not in _COMPANY_WORDS | {"IT", "HR"}
+    """A name, not an organisation's nor a title ("Data Protection Officer" names a role, nobody)."""
+    return is_name(text) and text.split()[-1] not in _COMPANY_WORDS | {"IT", "HR"} and not _A_TITLE.fullmatch(text)
+
+
+_A_TITLE = re.compile(rf"(?i:(?:{'|'.join(pattern for _, pattern in ROLES.values())})|{_TITLE})")
 
 
 def _in_parentheses(text: str, at: int) -> bool:

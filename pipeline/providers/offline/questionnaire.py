@@ -101,7 +101,8 @@ def answer_blocks(reading: Reading) -> list[str]:
     where = "typed in the task" if asked.source == "the task" else f"from {asked.source}"
     unanswered = len(asked.items) - answered
     intro = (f"The questionnaire has {len(asked.items)} question{'s' * (len(asked.items) != 1)} ({where}): {answered} "
-             f"answered from the workspace's records, {unanswered} marked \u201c{NOT_ANSWERED}\u201d.")
+             "answered from the workspace's records" + (f", {unanswered} marked \u201c{NOT_ANSWERED}\u201d." if unanswered
+                                                         else "."))
     return [intro, table(rows)]
 
 

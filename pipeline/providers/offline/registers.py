@@ -2,6 +2,7 @@
 activities or risks, and its rows under the document's own columns."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -170,3 +171,24 @@ def find_register(tables: list[Table], kind_key: str) -> Register | None:
                  for row, table, mapping in found[:MAX_SHOWN])
     return Register(kind, columns, rows, tuple(dict.fromkeys(t.source for _, _, t, _ in chosen)),
                     tuple(c for c in kind.columns if c not in columns), tuple(unused), len(found))
+
+
+#: What a supplier row says when it processes only the organisation's own staff's data (payroll,
+#: HR): a processor for the organisation as controller, not a subprocessor of its customers' data.
+_STAFF_ONLY = re.compile(r"\b(?:employees?|staff|payroll|hr|human resources|recruit\w*|candidates?|pension)\b", re.I)
+_CUSTOMER_DATA = re.compile(r"\b(?:customers?|clients?|patients?|users?|care|council|members?|visitors?)\b", re.I)
+
+
+def for_customers(register: Register) -> tuple[list[tuple[str, ...]], int]:
+    """The suppliers that may process the customers' data (the subprocessors), and how many were
+    left out because they process only the organisation's own staff's data."""
+    cols = register.columns
+    data = [cols.index(c) for c in ("Personal data", "Service") if c in cols]
+    kept, left = [], 0
+    for row in register.rows:
+        said = " ".join(row[i] for i in data)
+        if said and _STAFF_ONLY.search(said) and not _CUSTOMER_DATA.search(said):
+            left += 1
+        else:
+            kept.append(row)
+    return kept, left

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from pipeline.citations import Found, extract_citations
 from pipeline.frameworks import Pack, named_frameworks
 
+from pipeline.requirements import DOCUMENT, read_asks
+from pipeline.requirements.kinds import KindPhrase
+
 from .catalogue import DOC_TYPES, GENERIC
+from .generic import kind_doctype, same_kind
 from .record_doctypes import QUESTIONNAIRE
 from .facts import headcount_in, sector_of
 from .templates import DocType
@@ -97,11 +101,22 @@ def classify(task: str) -> tuple[DocType, DocType | None]:
     scored = [(_score(d, text), -i, d) for i, d in enumerate(DOC_TYPES)]
     best = max(scored, key=lambda s: (s[0], s[1]))
     doc = best[2] if best[0] > 0 else QUESTIONNAIRE if "?" in task else GENERIC  # questions asked are a questionnaire
+    kind = asked_kind(task)
+    if kind is not None and not same_kind(doc, kind):
+        # Never a document of another kind than the one asked: that kind in its generic shape, or
+        # nothing the engine can write (the planner then declines).
+        return kind_doctype(kind, task) or GENERIC, None
     if not doc.has_subject:
         return doc, None
     others = [s for s in scored if s[0] > 0 and not s[2].has_subject and s[2] is not doc]
     subject = max(others, key=lambda s: (s[0], s[1]))[2] if others else None
     return doc, subject
+
+
+def asked_kind(task: str) -> KindPhrase | None:
+    """The kind of document the task names, if it names one."""
+    ask = next((a for a in read_asks(task) if a.kind == DOCUMENT), None)
+    return KindPhrase(ask.text, ask.span, ask.keys[0]) if ask else None
 
 
 def audience_of(task: str, doc: DocType) -> str:
@@ -114,9 +129,11 @@ def subject_of(task: str, doc: DocType, subject: DocType | None) -> str:
     """What an email, training plan or generic document is about, in a few words."""
     if subject is not None:
         return subject.name
+    if doc.subject:
+        return doc.subject
     cue = _SUBJECT_CUE.search(task.strip().rstrip(".!? "))
     topic = cue["subject"] if cue and doc.has_subject else _LEADING_VERBS.sub("", task.strip()).rstrip(".!? ")
-    if doc.key not in ("generic", "stakeholder_email"):
+    if not doc.subject_from_task:
         return "information security"
     if not topic or looks_like_citation(topic):
         return "the requested topic"

@@ -52,3 +52,11 @@ class DocType:
     #: False for documents that cite no framework of their own accord (a questionnaire's answers, a
     #: letter to a customer): only references the task itself names are approved.
     cites: bool = True
+    #: True when the words before the kind's name say whose it is, not which kind it is (a
+    #: "council questionnaire" is a questionnaire): the kind is then told by its head noun alone.
+    open_modifiers: bool = False
+    #: True when what the document is about is the task's own topic ("an email announcing the new
+    #: policy"), not information security in general.
+    subject_from_task: bool = False
+    #: What a document built for one task is about, in the task's words (generic.py); "" otherwise.
+    subject: str = ""
