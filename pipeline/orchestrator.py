@@ -30,7 +30,8 @@ from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
                                build_verifier_request, planner_placeholders)
-from pipeline.requirements import DELIVERABLE, DOCUMENT, Ask, BriefCheck, check_brief, coverage, coverage_line, read_asks, send_back_note, trace
+from pipeline.requirements import (DECLINED, DELIVERABLE, DOCUMENT, UNMET, Ask, BriefCheck, check_brief, coverage,
+                                   coverage_line, read_asks, send_back_note, trace, unplanned_trace)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
 from pipeline.schemas import Brief, Issue, Requirement
 from pipeline.specifics import SpecificsReader
@@ -232,6 +233,7 @@ class Orchestrator:
             if self.brief.declined:
                 # The planner cannot do this task faithfully: it says so rather than write
                 # another document. Nothing is rendered, and nothing is summed up.
+                self._emit(unplanned_trace(self._asks, DECLINED, self.brief.decline_reason))
                 self._emit(ev.RunDeclined(reason=self.brief.decline_reason))
                 return
             if await self._render_and_release(self.brief):
@@ -395,6 +397,7 @@ class Orchestrator:
         brief, reply, attempt, error = await self._ask_planner(attempts=(1, 2))
         if brief is None:
             tries = "one attempt" if attempt == 1 else "two attempts"
+            self._emit(unplanned_trace(self._asks, UNMET, "no brief was written, so nothing was drafted"))
             self._emit(ev.RunFailed(reason=f"the planner gave no valid brief in {tries}; last error: {error}"))
             return None
         if not brief.declined:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 
 from django import forms
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from pipeline import badges
@@ -27,6 +27,9 @@ BADGE_CHOICES = [("", "any"), *((badge, badges.label(badge).lower())
 WITH, WITHOUT = "with", "without"
 #: A run's warnings, as the list's Warnings column counts them: its steps', its own and its recap's findings.
 WARNING_CHOICES = [("", "any"), (WITH, "with warnings"), (WITHOUT, "without warnings")]
+GAPS, ALL_MET = "gaps", "met"
+#: The requirement trace (docs/verifier-contract.md): runs whose document misses a requirement of the task.
+REQUIREMENT_CHOICES = [("", "any"), (GAPS, "with gaps"), (ALL_MET, "every requirement met")]
 VERIFICATION_CHOICES = [("", "any"), (badges.BY_MODEL, "by a language model"), (badges.MECHANICAL, "mechanically"),
                         (badges.MIXED, "mixed")]
 
@@ -49,6 +52,7 @@ class RunFilterForm(forms.Form):
                             widget=forms.TextInput(attrs={"placeholder": "e.g. glm"}))
     q = forms.CharField(required=False, max_length=500, label="Task contains")
     unsourced = forms.BooleanField(required=False, label="With unsourced specifics")
+    requirements = forms.ChoiceField(required=False, choices=REQUIREMENT_CHOICES, label="Requirements of the task")
 
     def clean(self):
         data = super().clean()
@@ -103,4 +107,8 @@ def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
         runs = runs.filter(task__icontains=f["q"])
     if f.get("unsourced"):
         runs = runs.filter(unsourced_count__gt=0)
+    if f.get("requirements") == GAPS:
+        runs = runs.filter(requirements_total__isnull=False, requirements_met__lt=F("requirements_total"))
+    elif f.get("requirements") == ALL_MET:
+        runs = runs.filter(requirements_total__isnull=False, requirements_met=F("requirements_total"))
     return runs.order_by("-created_at", "-id"), form

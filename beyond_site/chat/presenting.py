@@ -53,7 +53,10 @@ def progress_text(event: RunEvent | None, total: int, released: int) -> str:
             ev.RESEARCH_DONE: "Research done: planning the brief…",
             ev.PLANNER_STARTED: "Planning the brief…",
             ev.PLANNER_REJECTED: "Planning again: the first brief was not usable…",
+            ev.REQUIREMENTS_CHECKED: ("Planning again: the brief left out part of the task…"
+                                      if getattr(p, "sent_back", False) else "Brief checked against the task"),
             ev.BRIEF_READY: f"Brief ready: {total} steps to draft",
+            ev.REQUIREMENTS_TRACED: "Checking the document against the task…",
             ev.STEP_VERIFYING: f"Verifier inspecting step {step} of {total}",
             ev.STEP_RERENDERING: f"Re-rendering step {step} of {total}: the verifier found issues",
             ev.STEP_RELEASED: f"Released step {step} of {total}",

@@ -86,6 +86,13 @@ class Run(models.Model):
     unsourced_count = models.PositiveIntegerField(default=0)
     summary_unsourced = models.JSONField(null=True, blank=True)
     summary_sources = models.JSONField(null=True, blank=True)
+    #: The requirement trace (docs/verifier-contract.md): each requirement of the task with its
+    #: status, how many are met of how many (null: not traced, as before it existed), and the line
+    #: that names the gaps ("" when every requirement is met).
+    requirements = models.JSONField(default=list, blank=True)
+    requirements_met = models.PositiveIntegerField(null=True, blank=True)
+    requirements_total = models.PositiveIntegerField(null=True, blank=True)
+    requirements_gaps = models.TextField(blank=True, default="")
     idempotency_key = models.CharField(max_length=80, null=True, blank=True)
     # Authorship outlives the account: an account that started or stopped a run cannot be deleted
     # (deactivate it instead), and the username it had then is kept beside it, as in the run's

@@ -310,6 +310,11 @@ class EventRecorder:
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
         _SET_SUMMARY(run_id=self.run.pk, summary=p.summary, findings=p.findings)
 
+    def _on_requirements_traced(self, p: ev.RequirementsTraced, row: RunEvent) -> None:
+        Run.objects.filter(pk=self.run.pk).update(
+            requirements=p.requirements, requirements_met=p.coverage.get("met"),
+            requirements_total=p.coverage.get("total"), requirements_gaps=p.gaps or "")
+
     def _add_warnings(self, *warnings: str) -> None:
         self._pending.warnings.extend(warnings)
 

@@ -84,6 +84,10 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
             "offline": run.offline,
             "warnings": list(run.warnings or []),
             "unsourced_count": run.unsourced_count,
+            # The requirement trace (docs/verifier-contract.md): each requirement of the task and its status.
+            "requirements": list(run.requirements or []),
+            "coverage": {"met": run.requirements_met, "total": run.requirements_total}
+            if run.requirements_total is not None else None,
             # The earlier run it follows on from (docs/working-loop.md); null when none.
             "redo_of": {"run": run.redo_of_id, "step": run.redo_step, "instruction": run.redo_instruction}
             if run.redo_of_id else None,

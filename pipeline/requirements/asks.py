@@ -62,7 +62,7 @@ _SECTION_CUE = re.compile(r"\b(?:section|chapter|part|appendix|annex|paragraph|s
 #: Where a list after "with" ends: a stop, or a word that begins another clause.
 _PARTICIPLE = r"(?:[a-z]+(?:ed|ing)|built|run|held|kept|made|sent|written|given|done|known|shown|taken|paid|sold|bought)"
 _LIST_END = re.compile(r"[.:!?](?=\s|$)|[;\n()\[\]]|,\s+(?=" + _PARTICIPLE + r"\b|as\s|effective\b|due\b|dated\b|until\b|before\b"
-                       r"|after\b|starting\b|from\b|by\b)|\sto\s+(?=all|every|each|a|an|them|us|you|our|the|his|her|their)\b|\s(?=" + _PARTICIPLE
+                       r"|after\b|starting\b|from\b|by\b)|\sto\s+(?=all|every|each|a|an|them|us|you|our|the|his|her|their)\b|\swith\b|\s(?=" + _PARTICIPLE
                        + r"\s+(?:on|by|in|for|with|from|at|under|through|via)\b)|\s(?:for\s+(?:each|every|all|our|the|us)|from|so|so\s+that|that|which|who"
                        r"|where|to\s+(?:be|our|the|help|make|show|use)|by|in\s+(?:a|an|the|our|one)|using|based|as\s+(?:a|an)"
                        r"|and\s+also|as\s+well\s+as\s+(?:a|an)|then|but|because|since|when|while|if|within)\b", re.I)
@@ -90,6 +90,7 @@ def read_asks(task: str) -> list[Ask]:
                 asks.append(ask)
                 taken.append(ask.span)
 
+    take(_questions(task, taken))  # a question is answered whole: what it names is its own
     take(_quoted(task))
     take(_references(task))
     take(_frameworks(task))
@@ -98,7 +99,6 @@ def read_asks(task: str) -> list[Ask]:
     take(_documents(task, kinds))
     take(_sections(task, taken))
     take(_lists(task, kinds, taken))
-    take(_questions(task, taken))
     take([Ask(NAME, text, span) for text, span in names_in(task, taken)])
     asks.sort(key=lambda a: a.span)
     return _unique(asks)[:MOST_ASKS]
@@ -146,10 +146,15 @@ def _specifics(task: str) -> list[Ask]:
     for specific in find_specifics(task):
         kind = NAME if specific.kind in (PERSON, ORGANISATION) else SPECIFIC
         out.append(Ask(kind, specific.text, specific.span, specific.keys))
-    # "our 140-person company", "a 3-site rollout": a count written with its noun.
-    for m in re.finditer(r"\b(\d[\d,]*)-(?!hour|day|week|month|year|minute|second)([a-z]{3,})\b", task):
-        out.append(Ask(SPECIFIC, m.group(0), m.span(), (("number", m.group(1).replace(",", "")),)))
+    # "our 140-person company", "lockout after 5 attempts": a count written with its noun.
+    for m in _COUNT.finditer(task):
+        if not any(a <= m.start() < b for _, (a, b) in ((x.text, x.span) for x in out)):
+            out.append(Ask(SPECIFIC, m.group(0), m.span(), (("number", m.group(1).replace(",", "")),)))
     return out
+
+
+_COUNT = re.compile(r"(?<![\w.,:/-])(\d[\d,]*)(?:-|\s+)(?!(?:hours?|days?|weeks?|months?|years?|minutes?|seconds?|h|d)\b)"
+                    r"(?:[a-z]+-)?([a-z]{3,})\b")
 
 
 def _documents(task: str, kinds: list[KindPhrase]) -> list[Ask]:
@@ -225,6 +230,8 @@ def _items(task: str, start: int, end: int, kind: str, taken) -> list[Ask]:
         position = at + len(part)
         item, span = _residue(task, at, position, taken)
         words = content_words(item)
+        if len(item.split()) >= 2 and all(w[:1].isupper() for w in item.split()):
+            continue  # "Helix Payments": a name, read as one by the names reader
         if words and len(words) <= 6 and not all(w.isdigit() or w in _PARTS_OF_A_CATALOGUE for w in words):
             out.append(Ask(kind, item, span))
     return out

@@ -19,6 +19,10 @@ from .document import Part, joined
 from .matching import carries, shows
 from .words import content_words, stems_of
 
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
 MET, UNMET, DECLINED, DROPPED = "met", "unmet", "declined", "dropped"
 #: A requirement that carries none of the task's asks is met when its steps hold this share of its words.
 _OWN_WORDS_SHARE = 0.67
@@ -81,7 +85,8 @@ def trace(brief: Brief, check: BriefCheck, released: Mapping[int, tuple[str, str
     redo's instruction, with the asks it carries), then one per ask no requirement carried
     (dropped, unless the document shows it anyway)."""
     parts = {index: Part(step_title, content) for index, (step_title, content) in released.items()}
-    whole = joined([parts[i] for i in sorted(parts)])
+    # The whole document, its title included: a framework the title names is named by the document.
+    whole = Part(brief.title or "", joined([parts[i] for i in sorted(parts)]).text)
     heading = Part(brief.title, "") if brief.title else Part("", parts[min(parts)].text if parts else "")
     pairs = [(r, check.carried.get(r.id, [])) for r in brief.requirements or []] + list(extra)
     out = [_traced(r, asks, parts, whole, heading) for r, asks in pairs]
@@ -146,6 +151,11 @@ _WHY = {DOCUMENT: "the title does not name a {}", COLUMN: "no table has a column
 
 def _why(ask: Ask) -> str:
     return _WHY.get(ask.kind, "“{}” is not in the text").format(ask.text)
+
+
+def unplanned(asks: list[Ask], status: str, why: str) -> list[Traced]:
+    """The task's asks when no brief planned them (the run declined, or no brief came)."""
+    return [Traced(f"R{n}", clip(ask.text, 500), [], status, why) for n, ask in enumerate(asks, 1)]
 
 
 def coverage(traced: list[Traced]) -> dict:

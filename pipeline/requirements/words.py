@@ -19,6 +19,7 @@ this that these those each every all any some both either which who whom whose w
 is are be been being was were will shall should must can could may might would do does did has have had
 also plus including include includes included covering cover covers such etc new existing current
 please draft write prepare create produce make build give turn convert update revise add set up out
+after before within under over than least most minimum maximum
 """.split())
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -65,6 +66,14 @@ def spelled_out(acronym: str, text: str) -> bool:
     return False
 
 
+def _compound_of(word: str, have: set[str]) -> bool:
+    """"lockout" against a text that writes "locked", "passkeys" against "passkey-based": one
+    word of four letters or more begins the other."""
+    if len(word) < 5 or len(have) > 400:
+        return False
+    return any(len(h) >= 4 and (word.startswith(h) or h.startswith(word[:6])) for h in have)
+
+
 def phrase_in(phrase: str, text: str, *, text_stems: set[str] | None = None) -> bool:
     """Every content word of `phrase` is in `text` (by stem), an acronym counting when `text`
     spells it out, and a spelled-out phrase counting when `text` uses its acronym."""
@@ -72,7 +81,7 @@ def phrase_in(phrase: str, text: str, *, text_stems: set[str] | None = None) -> 
     wanted = content_words(phrase)
     if not wanted:
         return False
-    missing = [w for w in wanted if stem(w) not in have]
+    missing = [w for w in wanted if stem(w) not in have and not _compound_of(w, have)]
     if not missing:
         return True
     written = {a.lower() for a in acronyms(phrase)}

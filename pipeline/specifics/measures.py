@@ -45,6 +45,9 @@ _FREQUENCIES = {
     "quarterly": ("m", 3), "semi-annually": ("m", 6), "semiannually": ("m", 6), "biannually": ("m", 6),
     "half-yearly": ("m", 6), "twice a year": ("m", 6), "annually": ("m", 12), "yearly": ("m", 12),
     "once a year": ("m", 12), "every year": ("m", 12), "each year": ("m", 12),
+    "nightly": ("s", 86400), "every night": ("s", 86400), "each night": ("s", 86400), "every day": ("s", 86400),
+    "each day": ("s", 86400), "every week": ("s", 604800), "each week": ("s", 604800), "every month": ("m", 1),
+    "each month": ("m", 1), "every quarter": ("m", 3), "each quarter": ("m", 3),
 }
 #: Said in a source, these also give a span ("an annual review"); in a draft they are too common
 #: to be read as a specific of their own.
