@@ -18,6 +18,9 @@ class ReleasedStep:
     content: str
     badge: str = ""
     warnings: tuple[str, ...] = ()
+    #: The specifics that run found in none of its executor's sources: model output is never its
+    #: own source, so a later run does not count them as sourced by this step.
+    unsourced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -133,10 +133,12 @@ def _history(run, reads: Reads) -> tuple[HistoryMessage, ...]:
                if pk != run.pk}
     steps: dict[int, list[ReleasedStep]] = defaultdict(list)
     released = (Step.objects.filter(run__in=[pk for pk, _, _ in answers.values()], status=Step.RELEASED)
-                .order_by("run_id", "index").values_list("run_id", "index", "title", "content", "badge", "warnings")
+                .order_by("run_id", "index")
+                .values_list("run_id", "index", "title", "content", "badge", "warnings", "unsourced")
                 if answers else ())
-    for run_id, index, title, content, badge, warnings in released:
-        steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ())))
+    for run_id, index, title, content, badge, warnings, unsourced in released:
+        flagged = tuple(u["text"] for u in unsourced or () if isinstance(u, dict) and u.get("text"))
+        steps[run_id].append(ReleasedStep(index, title, content or "", badge or "", tuple(warnings or ()), flagged))
     history: list[HistoryMessage] = []
     for message_id, text in earlier:
         history.append(HistoryMessage("user", text))

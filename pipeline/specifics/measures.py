@@ -123,7 +123,9 @@ tiers question questions chapter chapters paragraph paragraphs line lines exampl
 bullets clause clauses article articles control controls requirement requirements criterion criteria principle
 principles category categories domain domains theme themes heading headings area areas key
 passed failed released halted warning warnings reference references citation citations issue issues finding
-findings attempt attempts draft drafts re-render re-renders""".split())
+findings attempt attempts draft drafts re-render re-renders
+checked answered unanswered marked listed shown drafted covered met unmet declined dropped included excluded
+carried""".split())
 #: Words that qualify a noun rather than name the thing counted ("37 full-time staff").
 _QUALIFIERS = set("""new full-time part-time additional active external internal permanent temporary current
 existing former dedicated separate distinct different named authorised authorized critical key major minor

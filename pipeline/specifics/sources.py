@@ -35,6 +35,13 @@ class Source:
     kind: str
     ref: str
     text: str
+    #: Keys this source does not state although its text does: an earlier answer's own unsourced
+    #: specifics (model output is never its own source).
+    excluded: frozenset = frozenset()
+
+
+def _unsourced_keys(texts: tuple[str, ...]) -> frozenset:
+    return frozenset(key for text in texts for s in find_specifics(text) for key in s.keys)
 
 
 def context_sources(ctx: Context, brief: Brief | None) -> list[Source]:
@@ -62,9 +69,11 @@ def context_sources(ctx: Context, brief: Brief | None) -> list[Source]:
     for n, answer in enumerate(answers, 1):
         for step in answer.document:
             out.append(Source(CONVERSATION, f"an earlier answer of this conversation ({n}), step {step.index}: "
-                                            f"{step.title}", step.content))
-        if answer.recap:
-            out.append(Source(CONVERSATION, f"an earlier answer of this conversation ({n}), its recap", answer.recap))
+                                            f"{step.title}", step.content, _unsourced_keys(step.unsourced)))
+        if answer.recap:  # a recap repeats its steps: what they stated unsourced, it does not source
+            flagged = frozenset(key for step in answer.document for key in _unsourced_keys(step.unsourced))
+            out.append(Source(CONVERSATION, f"an earlier answer of this conversation ({n}), its recap", answer.recap,
+                              flagged))
     return [s for s in out if s.text and s.text.strip()]
 
 
@@ -112,6 +121,8 @@ class SourceIndex:
         for n, source in enumerate(sources):
             for specific in source_specifics(source.text):
                 for key in specific.keys:
+                    if key in source.excluded:
+                        continue
                     places = self.keys.setdefault(key, [])
                     if len(places) < self.PLACES_PER_KEY:
                         places.append(Place(n, *specific.span))

@@ -26,7 +26,7 @@ async def test_a_declined_brief_ends_the_run_declined_with_nothing_rendered(tmp_
                             planner=[json.dumps(scripting.declined_brief(REASON))])
     events, provider = await run_scripted(tmp_path, data)
     types = [e.type for e in events]
-    assert types[-2:] == [ev.BRIEF_READY, ev.RUN_DECLINED]
+    assert types[-3:] == [ev.BRIEF_READY, ev.REQUIREMENTS_TRACED, ev.RUN_DECLINED]  # every ask declined with it
     assert events[-1].data == {"reason": REASON}
     assert of_type(events, ev.BRIEF_READY)[0]["brief"]["decline_reason"] == REASON
     assert {c.role for c in provider.calls} == {"planner"}  # no executor, verifier or summarizer call

@@ -109,6 +109,26 @@ def candidates(reading: Reading, *, people: bool = True) -> list[Statement]:
     return memory_statements(reading) + records + list(reading.statements)
 
 
+def supplier_practice(reading: Reading) -> list[Statement]:
+    """What keeping the supplier list shows of the supplier controls: who the suppliers are, what
+    they process, whether each has signed a data processing agreement and when each was reviewed."""
+    register = reading.register("suppliers")
+    if register is None:
+        return []
+    cols, rows = register.columns, register.rows
+    parts = [f"The supplier register ({', '.join(register.sources)}) records {register.total} suppliers"]
+    kept = [name for name, column in (("the service each provides", "Service"), ("the personal data each processes",
+            "Personal data"), ("their country", "Location")) if column in cols]
+    if kept:
+        parts.append("with " + ", ".join(kept))
+    if "Agreement" in cols:
+        signed = sum(1 for r in rows if r[cols.index("Agreement")].strip().lower() in ("yes", "signed", "y", "true"))
+        parts.append(f"whether a data processing agreement is signed ({signed} of {len(rows)} signed)")
+    if "Last review" in cols:
+        parts.append("and the date of each supplier's last security review")
+    return [Statement("; ".join(parts) + ".", ", ".join(register.sources))]
+
+
 def supplier_statements(reading: Reading) -> list[Statement]:
     """The supplier list as the answer to a question on suppliers or subprocessors: those that may
     process the customers' data, with what they do, the data and where."""

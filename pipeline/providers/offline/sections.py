@@ -16,7 +16,7 @@ from .crosswalk import counterparts, direction
 from .doctypes import TBC
 from .facts import ROLES
 from .fields import Fill, listed
-from .knowledge import TOPIC_CONCEPTS, about, memory_statements
+from .knowledge import TOPIC_CONCEPTS, about, memory_statements, supplier_practice
 from .outcomes import CSF_OUTCOMES
 from .reading import Reading, Statement
 from .assets import key_assets, threat_for
@@ -99,7 +99,7 @@ def best_practices(reading: Reading, citation: Citation, limit: int = 2) -> list
     """The workspace statements that best show the requirement is met. A curated practice word
     counts twice a word of the title: "device posture" says more about authentication than "service"."""
     curated, title = _words_for(citation)
-    pool = reading.statements + _fact_statements(reading) + memory_statements(reading)
+    pool = reading.statements + _fact_statements(reading) + memory_statements(reading) + supplier_practice(reading)
     scored = []
     for n, statement in enumerate(pool):
         words = statement.words
