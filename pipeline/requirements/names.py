@@ -149,8 +149,8 @@ def names_in(text: str, taken) -> list[tuple[str, tuple[int, int]]]:
             continue
         start, end = run[0][1], run[-1][2]
         first_of_sentence = bool(_SENTENCE_START.search(text[:start]))
-        if first_of_sentence and len(run) == 1:
-            continue
+        if first_of_sentence and sum(not word[0].isdigit() for word, _, _ in run) < 2:
+            continue  # "Task 1", "Draft": the sentence's first word, not a name
         names.append((text[start:end], (start, end)))
     return names
 

@@ -43,10 +43,11 @@ def docx_with(text: str) -> bytes:
 class FakeOpenRouter:
     """Answers each chat completion by role (told apart by the system prompt) and keeps the bodies."""
 
-    def __init__(self, n_steps: int = 2):
+    def __init__(self, n_steps: int = 2, task: str | None = None):
+        """`task`: the task the runs are given, whose asks the brief then traces (not sent back)."""
         self.bodies: dict[str, list[dict]] = {"planner": [], "executor": [], "verifier": [], "summarizer": []}
         self.replies = {
-            "planner": json.dumps(scripting.brief(n_steps)),
+            "planner": json.dumps(scripting.brief(n_steps, task=task)),
             "executor": "## Access\n\nManagers approve access requests.",
             "verifier": json.dumps({"pass": True, "issues": []}),
             "summarizer": "A short recap.",

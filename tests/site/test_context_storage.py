@@ -28,7 +28,8 @@ def workspace():
 
 
 def run_once(tmp_path, name: str) -> Run:
-    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Done."], "verifier": [PASS]}}), name)
+    path = scripting.write(tmp_path, scripting.script({1: {"executor": ["Done."], "verifier": [PASS]}},
+                                                      task="Draft a backup procedure"), name)
     out = io.StringIO()
     call_command("beyond_run", "--workspace", "acme", "--task", "Draft a backup procedure",
                  "--provider", f"scripted:{path}", "--json", stdout=out)

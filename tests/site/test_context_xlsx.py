@@ -51,7 +51,7 @@ async def test_an_uploaded_inventory_reaches_the_planner_and_executors_as_table_
     conversation = await database_sync_to_async(Conversation.objects.get)(workspace=workspace)
     document = await database_sync_to_async(Document.objects.get)()
     await database_sync_to_async(jobs.run_now)(READ_TASK, document_id=document.pk)  # the background's reading
-    fake = FakeOpenRouter(n_steps=2)
+    fake = FakeOpenRouter(n_steps=2, task="Draft our asset register")
     run, _ = await database_sync_to_async(start_run)(workspace, "Draft our asset register", user=alice,
                                                      conversation=conversation)
     assert await database_sync_to_async(claim_run)(run.pk, "test-runner")
