@@ -23,9 +23,10 @@ def traced(task: str, n_steps: int) -> list[dict]:
 def brief(n_steps: int = 2, citations: list[dict] | None = None, task: str | None = None) -> dict:
     """A two-step brief; with `task`, its requirements trace that task's asks (otherwise the
     access-control note's, and a run of another task sends it back once)."""
+    kind = next((a.text for a in read_asks(task) if a.kind == "document"), None) if task else None
     return {
         "task": "Draft an access-control note",
-        "title": "Access-control note",
+        "title": kind[:1].upper() + kind[1:] if kind else "Access-control note",
         "requirements": traced(task, n_steps) if task else [
             {"id": "R1", "text": "an access-control note", "steps": list(range(1, n_steps + 1))}],
         "judgments": ["Audience: all staff.", "Scope: the Paris office only."],

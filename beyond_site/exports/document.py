@@ -105,10 +105,21 @@ def read(run: Run, edition: str = CLIENT, note_kind: str = "note") -> Deliverabl
     if classification:
         facts.append(("Classification", classification))
     footer = " · ".join(x for x in (f"Version {number}", version.status, classification) if x)
+    # A document that misses part of the task says so, in the client's edition too (the person
+    # exporting it confirmed it first: exports.views).
+    gaps = [Part("Requirements of the task", [line(run.requirements_gaps)])] if run.requirements_gaps else []
     return Deliverable(run=run, edition=edition, title=title, facts=facts, version=version,
                        paper=workspace.export_paper or "a4", header=cut(title, SHORT_TITLE_CHARS), footer=footer,
-                       sections=sections, appendices=_references(run), note_kind=note_kind,
+                       sections=sections, parts=gaps, appendices=_references(run), note_kind=note_kind,
                        date=when.date().isoformat())
+
+
+def coverage_sentence(run: Run) -> str:
+    """"Covers 3 of 5 requirements of the task. Not covered: ..." or that it covers them all."""
+    if run.requirements_gaps:
+        return run.requirements_gaps
+    total = run.requirements_total or 0
+    return f"Covers all {total} requirement{'s' * (total != 1)} of the task."
 
 
 def _section(step: Step, edition: str, checked: str | None) -> Section:

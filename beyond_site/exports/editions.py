@@ -22,7 +22,7 @@ from pipeline import badges
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import Heading, Span, clean, line, normalise_headings, parse, text_table, warning
 from beyond_site.exports import specifics
-from beyond_site.exports.document import (AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
+from beyond_site.exports.document import (coverage_sentence, AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
                                           source_views_of)
 from beyond_site.exports.specifics import unsourced_of
 from beyond_site.lib.instants import instant_words
@@ -140,7 +140,18 @@ def verifier_trust(d: Deliverable) -> list[Part]:
 
 #: The audit edition's title page after its facts, in order. Each takes the deliverable and returns
 #: its parts (none when it has nothing to say).
+def requirements(d: Deliverable) -> list[Part]:
+    """The requirement trace: how much of the task the document covers, and each requirement."""
+    run = d.run
+    if run.requirements_total is None:
+        return []
+    rows = [[r.get("id", ""), r.get("text", ""), r.get("status", ""), r.get("detail", "")] for r in run.requirements or []]
+    return [Part("Requirements of the task", [line(coverage_sentence(run)),
+                                              text_table(["Id", "Requirement", "Status", "Detail"], rows)])]
+
+
 AUDIT_PARTS: list[Callable[[Deliverable], list[Part]]] = [
+    requirements,
     models,
     verification,
     verifier_trust,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -42,8 +42,19 @@ def export(request, slug, run_id, ext):
     nothing = nothing_to_export(run)
     if nothing:
         return _text(nothing, status=409)
+    if edition == CLIENT and run.requirements_gaps and request.GET.get("confirmed") != "1":
+        # A document that misses part of the task is not handed to a client unawares.
+        return render(request, "exports/confirm_gaps.html", {
+            "run": run, "workspace": run.workspace, "gaps": run.requirements_gaps, "ext": ext,
+            "confirmed_url": f"{request.path}?{_with_confirmed(request.GET)}"})
     fmt = FORMATS[ext]
     return _attachment(fmt.render(run, edition), fmt.content_type, filename(run, ext, edition))
+
+
+def _with_confirmed(params) -> str:
+    query = params.copy()
+    query["confirmed"] = "1"
+    return query.urlencode()
 
 
 @login_required

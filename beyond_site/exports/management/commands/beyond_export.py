@@ -51,3 +51,5 @@ class Command(BaseCommand):
             raise CommandError(f"cannot write {path}: {exc.strerror}") from None
         edition = f", {opts['edition']} edition" if FORMATS[opts["format"]].document else ""
         self.stderr.write(f"Wrote run {run.pk} as {opts['format']}{edition} to {path} ({len(body):,} bytes).")
+        if run.requirements_gaps and FORMATS[opts["format"]].document:
+            self.stderr.write(f"Note: {run.requirements_gaps} The document says so on its first page.")

@@ -1,0 +1,97 @@
+"""The requirement trace on the site (docs/verifier-contract.md, "The requirement trace"): on the run's
+record and trace, its audit page, the run list's column and filter, and both export editions; a
+client edition of a document with gaps is confirmed first."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from beyond_site.runs.models import Run
+from beyond_site.workspaces.models import Membership
+from tests import scripting
+from tests.scripting import PASS
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TASK = "Write a clean desk policy for the Leeds office with a 6 pm cut-off"
+
+
+def run_with(tmp_path, content: str, name: str) -> dict:
+    data = scripting.script({1: {"executor": [content], "verifier": [PASS]}}, task=TASK)
+    path = scripting.write(tmp_path, data, name)
+    out = io.StringIO()
+    call_command("beyond_run", "--workspace", "acme", "--task", TASK, "--provider", f"scripted:{path}", "--json",
+                 stdout=out)
+    return json.loads(out.getvalue())
+
+
+@pytest.fixture
+def traces(workspace, tmp_path):
+    """Two runs of the task: one whose document meets every requirement, one whose document lacks the
+    Leeds office and the cut-off."""
+    faithful = run_with(tmp_path, "Desks in the Leeds office are cleared by 6 pm, with every clean desk policy rule.",
+                        "faithful.json")
+    lacking = run_with(tmp_path, "Desks are cleared at the end of the day, under this clean desk policy.", "lacking.json")
+    return faithful, lacking
+
+
+@pytest.fixture
+def reader(client, alice, acme):
+    Membership.objects.create(user=alice, workspace=acme, role=Membership.MEMBER)
+    client.force_login(alice)
+    return client
+
+
+def test_every_run_trace_has_its_requirements_and_coverage(traces):
+    faithful, lacking = traces
+    assert {r["status"] for r in faithful["run"]["requirements"]} == {"met"}, faithful["run"]["requirements"]
+    assert faithful["run"]["coverage"]["met"] == faithful["run"]["coverage"]["total"] > 0
+    statuses = {r["text"]: r["status"] for r in lacking["run"]["requirements"]}
+    assert statuses["Leeds office"] == "unmet" and statuses["6 pm"] == "unmet"
+    assert lacking["run"]["coverage"]["met"] < lacking["run"]["coverage"]["total"]
+    # Nothing presents it as answering the task: the recap opens with its gaps.
+    assert lacking["summary"].startswith(f"Covers {lacking['run']['coverage']['met']} of ")
+
+
+def test_the_run_list_shows_coverage_and_filters_the_runs_with_gaps(traces, reader):
+    faithful, lacking = traces
+    url = reverse("audit:runs", args=["acme"])
+    page = reader.get(url).content.decode()
+    assert "Requirements" in page and 'class="audit-gaps"' in page
+    gaps = reader.get(url, {"requirements": "gaps"}).content.decode()
+    assert f">{lacking['run']['id']}</a>" in gaps and f">{faithful['run']['id']}</a>" not in gaps
+    met = reader.get(url, {"requirements": "met"}).content.decode()
+    assert f">{faithful['run']['id']}</a>" in met and f">{lacking['run']['id']}</a>" not in met
+
+
+def test_the_audit_page_lists_each_requirement_with_its_status(traces, reader):
+    _, lacking = traces
+    page = reader.get(reverse("audit:run", args=["acme", lacking["run"]["id"]])).content.decode()
+    assert 'id="requirements"' in page and "audit-requirement-unmet" in page
+    assert Run.objects.get(pk=lacking["run"]["id"]).requirements_gaps in page
+
+
+def test_a_client_edition_of_a_document_with_gaps_is_confirmed_first(traces, reader):
+    faithful, lacking = traces
+    url = reverse("exports:docx", args=["acme", lacking["run"]["id"]])
+    asked = reader.get(url, {"edition": "client"})
+    assert asked.status_code == 200 and asked["Content-Type"].startswith("text/html")
+    assert "does not cover the whole task" in asked.content.decode()
+    confirmed = reader.get(url, {"edition": "client", "confirmed": "1"})
+    assert confirmed.status_code == 200 and "attachment" in confirmed["Content-Disposition"]
+    # The audit edition, and a document that covers the task, download at once.
+    assert "attachment" in reader.get(url, {"edition": "audit"})["Content-Disposition"]
+    whole = reverse("exports:docx", args=["acme", faithful["run"]["id"]])
+    assert "attachment" in reader.get(whole, {"edition": "client"})["Content-Disposition"]
+
+
+@pytest.mark.parametrize("edition", ["client", "audit"])
+def test_both_editions_say_what_the_document_does_not_cover(traces, reader, edition):
+    _, lacking = traces
+    url = reverse("exports:md", args=["acme", lacking["run"]["id"]])
+    body = reader.get(url, {"edition": edition, "confirmed": "1"}).content.decode().replace("\\", "")
+    assert "Covers " in body and "requirements of the task. Not covered:" in body
