@@ -236,7 +236,9 @@ class _RunRows:
 
 def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
     run = rows.run
-    steps = [step_view(s, rows.halts, rows.sources, run.verification) for s in rows.steps]
+    # A declined run drafted nothing: a declined redo's planned steps are not shown waiting.
+    steps = [] if run.status == Run.DECLINED else [step_view(s, rows.halts, rows.sources, run.verification)
+                                                   for s in rows.steps]
     released = sum(1 for s in steps if s.status == Step.RELEASED)
     outcome = (outcome_text(run.status, run.halt_reason, released)
                if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")

@@ -356,5 +356,7 @@ class EventRecorder:
         self._finish(ev.RUN_CANCELLED, p.reason, row)
 
     def _on_run_declined(self, p: ev.RunDeclined, row: RunEvent) -> None:
-        # A declined brief plans no step: there is nothing to mark, and nothing was released.
+        # Nothing was released. A declined brief plans no step; a declined redo planned the earlier
+        # brief's steps, none of which is released now.
+        Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
         self._finish(ev.RUN_DECLINED, None, row, declined=p.reason)
