@@ -17,6 +17,7 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs import verification
+from beyond_site.runs.naming import document_title
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
@@ -125,6 +126,11 @@ class RunView:
     recap_specifics: SpecificsView | None = None
     #: The run's version of its conversation's document (runs/versions.py), once it has finished.
     document: DocumentVersion | None = None
+
+    @property
+    def document_title(self) -> str:
+        """The document's name (the rename form's value): read when a finished run's card is drawn."""
+        return document_title(self.run)
 
     @property
     def declined_reason(self) -> str:

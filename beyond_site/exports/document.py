@@ -20,7 +20,7 @@ from beyond_site.exports.blocks import (Paragraph, clean, line, normalise_headin
                                         starts_with_heading, text_table)
 from beyond_site.runs.models import Run, Step
 from beyond_site.runs import verification
-from beyond_site.runs.queue import conversation_title
+from beyond_site.runs.naming import SHORT_TITLE_CHARS, cut, document_title, file_stem, one_line, short_title  # noqa: F401
 from beyond_site.runs.selectors import evidence_items
 from beyond_site.runs.sources import USED, source_views
 from beyond_site.runs.versions import DocumentVersion, document_version
@@ -32,8 +32,7 @@ NOTE_KINDS = {"docx": "comment", "md": "footnote", "pdf": "note", "xlsx": "note"
 #: A section the run did not release, as the client edition says it: the reader learns that a part
 #: is missing without the pipeline's vocabulary (the audit edition says why).
 MISSING = "This section is not included in this version of the document."
-#: The header's title is cut to this many characters; a title derived from a task is at most this long.
-SHORT_TITLE_CHARS = 80
+#: The header's title is cut to this many characters (runs/naming.py).
 #: The offline engine's line naming the citations a section covers: a note to the verifier about
 #: the section, not part of the document a client reads (pipeline/providers/offline/executor.py).
 _ADDRESSES = re.compile(r"^This section addresses [^\n]*\.$")
@@ -167,65 +166,11 @@ def nothing_to_export(run: Run) -> str | None:
     return None
 
 
-def one_line(text) -> str:
-    return " ".join(clean(text).split())
-
-
-def cut(text: str, limit: int) -> str:
-    """`text` in at most `limit` characters: cut after the last whole word that fits, with an ellipsis."""
-    text = one_line(text)
-    if len(text) <= limit:
-        return text
-    head = text[:limit - 1]
-    at_word = head.rsplit(" ", 1)[0]
-    if text[limit - 1] != " " and len(at_word) >= limit // 2:  # not inside a word, unless it is long
-        head = at_word
-    return head.rstrip(" ,;:.-–—") + "…"
-
-
-#: Words that start a request, not a document's name: "Please draft our ..." names "... ".
-_POLITE = re.compile(r"^(?:please|kindly|can you|could you|would you|i need you to|i want you to|"
-                     r"i would like you to|help me)\b[\s,:]*", re.IGNORECASE)
-_ASK = re.compile(r"^(?:draft|write|create|prepare|produce|generate|compose|put together)\s+"
-                  r"(?:(?:our|my|a|an|the|their|your)\s+)?", re.IGNORECASE)
-#: A sentence's end: a stop followed by a new sentence (a capital letter), or a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(])|\n")
-
-
-def short_title(task: str) -> str:
-    """A document's name drawn from the task that asked for it: its first sentence, without a
-    polite opening or the verb that asks for it ("Draft our records of processing for HR" names
-    "Records of processing for HR"), at most SHORT_TITLE_CHARS characters. A prompt's first sentence says what to
-    write; the rest (the details, the sources to use) belongs on the audit edition's title page."""
-    first = _SENTENCE_END.split(clean(task).strip(), 1)[0]
-    first = one_line(_ASK.sub("", _POLITE.sub("", one_line(first)), count=1)).rstrip(" .!?:;,")
-    if not first:
-        return cut(task, SHORT_TITLE_CHARS) or "Document"
-    return cut(first[0].upper() + first[1:], SHORT_TITLE_CHARS)
-
-
-def document_title(run: Run) -> str:
-    """What the document is called: its conversation's name when a member renamed it, else a short
-    title drawn from the task that began the conversation (never the whole prompt). A follow-up's
-    instruction ("add a section on cloud assets") asks for a revision of that document: it is not
-    the document's name."""
-    conversation = run.conversation
-    if conversation is None:
-        return short_title(run.task)
-    # A declined run wrote nothing: the document was begun by the first run that did.
-    first = (conversation.runs.exclude(status=Run.DECLINED).order_by("pk").values_list("task", flat=True).first()
-             or run.task)
-    named = one_line(conversation.title)
-    if not named or named == one_line(conversation_title(first)):
-        return short_title(first)
-    return cut(named, 200)
-
-
 def filename(run: Run, ext: str, edition: str = AUDIT) -> str:
     """The client edition is named as a person would send it (the title and the version); the audit
     edition after the run it accounts for."""
     # ASCII letters, digits and dashes only: safe in a header and on any file system.
-    stem = slugify(document_title(run))[:50].strip("-") or "document"
+    stem = file_stem(document_title(run))
     if edition == CLIENT:
         name = f"{stem}-v{document_version(run).number or 1}.{ext}"
     else:

@@ -18,6 +18,7 @@ from beyond_site.lib.inputs import bad_request
 from beyond_site.runs import versions
 from beyond_site.runs.access import require_run
 from beyond_site.workspaces.access import READ, WRITE
+from beyond_site.workspaces.conversations import rename_document
 
 
 def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
@@ -83,6 +84,21 @@ def _back(request, run) -> HttpResponse:
 
 @login_required
 @require_POST
+def rename(request, slug, run_id):
+    """Name the document (not only the conversation) before it is exported."""
+    run = require_run(request, slug, run_id, WRITE)
+    if run.conversation is None:
+        return _text("This run belongs to no conversation: its document cannot be renamed.", status=409)
+    try:
+        rename_document(run.conversation, request.POST.get("title", ""), request.user)
+    except ValueError as exc:
+        return bad_request(request, str(exc))
+    messages.success(request, "The document is renamed: its exports use the new title.")
+    return _back(request, run)
+
+
+@login_required
+@require_POST
 def mark(request, slug, run_id, final: bool):
     """Mark this run's version of the conversation's document final, or take the mark off: the
     document is a draft again (a member or an admin)."""
@@ -90,6 +106,8 @@ def mark(request, slug, run_id, final: bool):
     try:
         version = (versions.mark_final if final else versions.reopen)(run, request.user)
     except versions.NotMarkable as exc:
+        if request.htmx:  # said where the member is, not after a reload that changes nothing
+            return _text(str(exc), status=409)
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Version {version.number} is marked final: its exports say Final from now on."

@@ -21,6 +21,7 @@ from beyond_site.runs.models import Run
 from beyond_site.runs.provenance import person
 from beyond_site.runs.recorder import EventRecorder, stop_reason
 from beyond_site.runs.trust import Requirement, check_requirement, trust_status
+from beyond_site.workspaces.conversations import conversation_title
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 RUN_TASK = "beyond.execute_run"
@@ -37,22 +38,6 @@ def resolve_topology(workspace: Workspace, override: Topology | None = None) -> 
 
 class ConversationDeleted(ValueError):
     """No new run joins a deleted conversation."""
-
-
-TITLE_CHARS = 80
-
-
-def conversation_title(task: str) -> str:
-    """A conversation is named after its first task: whole if it is short, else cut at the last
-    word that fits, with an ellipsis."""
-    words = " ".join(without_bidi_controls(task).split())
-    if len(words) <= TITLE_CHARS:
-        return words or "New conversation"
-    cut = words[:TITLE_CHARS - 1]
-    at_word = cut.rsplit(" ", 1)[0]
-    if words[TITLE_CHARS - 1] != " " and len(at_word) >= TITLE_CHARS // 2:  # not inside a word, unless it is long
-        cut = at_word
-    return cut.rstrip(" ,;:.-") + "…"
 
 
 def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conversation | None = None,

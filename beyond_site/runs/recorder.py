@@ -23,7 +23,8 @@ from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Ver
 from beyond_site.runs.scrubbing import Scrubber
 from beyond_site.runs.verification import combined, step_checker
 from beyond_site.workspaces import reading
-from beyond_site.workspaces.models import Message
+from beyond_site.workspaces.conversations import conversation_title
+from beyond_site.workspaces.models import Conversation, Message
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY, ev.SPECIFICS_LISTED})
@@ -110,6 +111,15 @@ def run_to_start(run_id: int) -> Run | None:
     """The run with its workspace and the workspace's budget (runs/budgets.py `run_budget`)."""
     found = _RUN_TO_START.instances(run_id=run_id)
     return found[0] if found else None
+
+
+def name_conversation(run: Run, title: str | None) -> None:
+    """A conversation still called after its first task takes its document's title once the brief
+    gives one; a name a member chose is kept."""
+    if not title or not run.conversation_id:
+        return
+    Conversation.objects.filter(pk=run.conversation_id, title=conversation_title(run.task)).update(
+        title=conversation_title(title))
 
 
 def files_still_reading(workspace_id: int, conversation_id: int | None) -> list[str]:
@@ -266,6 +276,7 @@ class EventRecorder:
     # The relational record each event implies.
     def _on_brief_ready(self, p: ev.BriefReady, row: RunEvent) -> None:
         _SET_BRIEF(run_id=self.run.pk, brief=p.brief)
+        name_conversation(self.run, p.brief.get("title"))
         steps = p.brief["steps"]
         ids = insert_rows(Step, [{"run_id": self.run.pk, "index": s["index"], "title": s["title"],
                                   "content_spec": s["content_spec"]} for s in steps], returning=True)

@@ -113,6 +113,9 @@ def mark_final(run: Run, user=None) -> DocumentVersion:
     """Mark `run`'s version of its conversation's document final (logged with who and when)."""
     with transaction.atomic():
         conversation, version = _locked(run)
+        if run.status != Run.COMPLETED:
+            raise NotMarkable(f"Only a completed run's document can be marked final: this run ended {run.status}. "
+                              "Run it again, or revise it, then mark that version final.")
         if version.number is None:
             raise NotMarkable("This run released nothing: it is no version of the document.")
         if not version.current:

@@ -15,6 +15,22 @@ def may_manage_conversation(conversation: Conversation, membership: Membership) 
         membership.role == Membership.MEMBER and conversation.created_by_id == membership.user_id)
 
 
+TITLE_CHARS = 80
+
+
+def conversation_title(task: str) -> str:
+    """A conversation is named after its first task: whole if it is short, else cut at the last
+    word that fits, with an ellipsis."""
+    words = " ".join(without_bidi_controls(task).split())
+    if len(words) <= TITLE_CHARS:
+        return words or "New conversation"
+    cut = words[:TITLE_CHARS - 1]
+    at_word = cut.rsplit(" ", 1)[0]
+    if words[TITLE_CHARS - 1] != " " and len(at_word) >= TITLE_CHARS // 2:  # not inside a word, unless it is long
+        cut = at_word
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 def clean_conversation_title(title: str) -> str:
     title = " ".join(without_bidi_controls(title or "").split())
     if not title:
@@ -32,6 +48,21 @@ def rename_conversation(conversation: Conversation, title: str, user=None) -> Co
              before=conversation.title, after=title)
         conversation.title = title
         conversation.save(update_fields=["title"])  # a rename does not make it the most recent
+    return conversation
+
+
+@transaction.atomic
+def rename_document(conversation: Conversation, title: str, user=None) -> Conversation:
+    """Name the conversation's document (its exports' title page, headers and file names); an empty
+    name gives it back its brief's title. On the change log, like a conversation's rename."""
+    title = " ".join(without_bidi_controls(title or "").split())
+    if len(title) > 120:
+        raise ValueError("A document's title is at most 120 characters.")
+    if title != conversation.document_title:
+        record_change(conversation.workspace, user, "document_renamed", conversation=conversation.pk,
+                      before=conversation.document_title, after=title)
+        conversation.document_title = title
+        conversation.save(update_fields=["document_title"])
     return conversation
 
 

@@ -379,6 +379,9 @@ class Conversation(models.Model):
     #: The version of the conversation's document a member marked final (runs/versions.py numbers
     #: them): null while every version is a draft. Each mark is also on the change log.
     final_version = models.PositiveIntegerField(null=True, blank=True)
+    #: The document's name when a member renamed it (the exports' title page, headers and file
+    #: names); empty: the brief's title (exports/document.py).
+    document_title = models.CharField(max_length=120, blank=True, default="")
 
     objects = models.Manager()
     visible = VisibleConversations()

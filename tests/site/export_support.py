@@ -47,6 +47,7 @@ def rich_run(workspace, user, task: str = TASK) -> Run:
     brief = scripting.brief(3, citations=[
         {"id": "C1", "framework": "GDPR", "ref": "Art. 30", "title": "Records of processing activities"},
         {"id": "C2", "framework": "ISO/IEC 27001:2022", "ref": "A.5.34", "title": "Privacy and protection of PII"}])
+    brief["title"] = "Records of processing for the HR department"  # the planner's title, not the prompt
     record(run, Event(ev.BriefReady(brief=brief)), Event(ev.BriefChecked(warnings=[RUN_WARNING])),
            released(1, REGISTER),
            released(2, "Managers approve the register every *year*.", badge="warning", warnings=[STEP_WARNING]),

@@ -93,7 +93,7 @@ def test_reopening_makes_every_version_a_draft_again(conversation, alice):
 
 def test_a_version_with_sections_not_released_is_never_final(alice):
     run = finished(new_run(workspace_with(member=alice), alice), halted=True)
-    with pytest.raises(versions.NotMarkable, match="not released"):
+    with pytest.raises(versions.NotMarkable, match="Only a completed run's document"):
         versions.mark_final(run, alice)
     assert not WorkspaceEvent.objects.filter(action="document_marked_final").exists()
 

@@ -95,3 +95,18 @@ def test_both_editions_say_what_the_document_does_not_cover(traces, reader, edit
     url = reverse("exports:md", args=["acme", lacking["run"]["id"]])
     body = reader.get(url, {"edition": edition, "confirmed": "1"}).content.decode().replace("\\", "")
     assert "Covers " in body and "requirements of the task. Not covered:" in body
+
+
+def test_the_brief_names_the_document_and_a_member_can_rename_it(traces, reader):
+    faithful, _ = traces
+    run = Run.objects.get(pk=faithful["run"]["id"])
+    assert faithful["brief"]["title"] == "Clean desk policy"
+    assert run.conversation.title == "Clean desk policy"  # the conversation takes its document's name
+    url = reverse("exports:docx", args=["acme", run.pk])
+    assert reader.get(url, {"edition": "client"})["Content-Disposition"] == 'attachment; filename="clean-desk-policy-v1.docx"'
+    response = reader.post(reverse("exports:rename", args=["acme", run.pk]), {"title": "ISO/IEC 27001:2022 desk rules"})
+    assert response.status_code == 302
+    assert reader.get(url, {"edition": "client"})["Content-Disposition"] == \
+        'attachment; filename="iso-iec-27001-2022-desk-rules-v1.docx"'
+    from beyond_site.workspaces.models import WorkspaceEvent
+    assert WorkspaceEvent.objects.filter(action="document_renamed").exists()

@@ -110,7 +110,8 @@ def test_every_run_of_beyond_run_belongs_to_a_conversation(members, tmp_path):
     call_command("beyond_run", "--workspace", "acme", "--task", "Draft a note", "--provider", "offline", "--json",
                  stdout=out)
     trace = json.loads(out.getvalue())
-    assert Conversation.objects.filter(pk=trace["run"]["conversation"], title="Draft a note").exists()
+    # Named after its document once the brief gives it a title (before that, after the task).
+    assert Conversation.objects.filter(pk=trace["run"]["conversation"], title=trace["brief"]["title"]).exists()
 
 
 def failed_run(acme, alice, tmp_path) -> Run:
@@ -264,6 +265,7 @@ def test_search_finds_conversations_by_title_message_and_released_content(member
     conversation_by(members, alice, "Supplier review")
     conversation_by(members, alice, "Backups")
     run = first_document(members, alice, tmp_path)  # releases FIRST-RELEASE-MARKER
+    run.conversation.refresh_from_db()  # named after its document's title once the brief came
     other = Conversation.objects.create(workspace=globex, title="Supplier secrets")
     client = client_for(alice)
 
