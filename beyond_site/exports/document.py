@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from django.utils.text import slugify
 
 from pipeline import badges, events as ev
+from pipeline.citations import extract_citations
 from beyond_site.exports.blocks import (Paragraph, clean, line, normalise_headings, parse, plain,
                                         starts_with_heading, text_table)
 from beyond_site.runs.models import Run, Step
@@ -38,6 +39,19 @@ MISSING = "This section is not included in this version of the document."
 _ADDRESSES = re.compile(r"^This section addresses [^\n]*\.$")
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the person exporting chooses: the classification printed on the document (None: the
+    workspace's), and, in the client edition, sources as numbered endnotes instead of left out."""
+
+    classification: str | None = None
+    endnotes: bool = False
+
+
+#: The classifications offered when exporting, beside the workspace's own.
+CLASSIFICATIONS = ("Public", "Internal", "Confidential", "Restricted")
+
+
 @dataclass
 class Section:
     """One step of the run as the reader meets it."""
@@ -53,6 +67,8 @@ class Section:
     #: Markdown, a note under the heading in the PDF. Empty in the client edition.
     notes: list[str] = field(default_factory=list)
     missing: str = ""  # why a section has no content
+    #: The table this section is a part of ("…, part 2 of 3"), once its title says so (exports.client).
+    part_of: str = ""
 
     @property
     def released(self) -> bool:
@@ -84,20 +100,23 @@ class Deliverable:
     appendices: list[Part] = field(default_factory=list)
     note_kind: str = "note"
     date: str = ""
+    #: How many open points the client edition gathered into its Open items list (exports.client).
+    open_items: int = 0
 
     @property
     def notes(self) -> list[tuple[Section, str]]:
         return [(s, n) for s in self.sections for n in s.notes]
 
 
-def read(run: Run, edition: str = CLIENT, note_kind: str = "note") -> Deliverable:
+def read(run: Run, edition: str = CLIENT, note_kind: str = "note", options: Options = Options()) -> Deliverable:
     """The client edition of a finished run's deliverable (exports.editions adds the audit's parts)."""
     workspace = run.workspace
     version = document_version(run)
     sections = [_section(step, edition, run.verification) for step in Step.objects.filter(run=run).order_by("index")]
     when = run.finished_at or run.created_at
     title = document_title(run)
-    classification = clean(workspace.export_classification).strip()
+    classification = clean(options.classification if options.classification is not None
+                           else workspace.export_classification).strip()[:60]
     number = version.number or 1
     facts = [("Organisation", clean(workspace.export_organisation).strip() or clean(workspace.name)),
              ("Version", str(number)), ("Date", when.date().isoformat()), ("Status", version.status)]
@@ -109,7 +128,8 @@ def read(run: Run, edition: str = CLIENT, note_kind: str = "note") -> Deliverabl
     gaps = [Part("Requirements of the task", [line(run.requirements_gaps)])] if run.requirements_gaps else []
     return Deliverable(run=run, edition=edition, title=title, facts=facts, version=version,
                        paper=workspace.export_paper or "a4", header=cut(title, SHORT_TITLE_CHARS), footer=footer,
-                       sections=sections, parts=gaps, appendices=_references(run), note_kind=note_kind,
+                       sections=sections, parts=gaps, appendices=_references(run, cited_only=edition == CLIENT),
+                       note_kind=note_kind,
                        date=when.date().isoformat())
 
 
@@ -138,16 +158,28 @@ def _section(step: Step, edition: str, checked: str | None) -> Section:
     return section
 
 
-def _references(run: Run) -> list[Part]:
-    """The approved citations (and the research pages the document cites), as a client reads them."""
-    rows = [[str(c.get(k) or "") for k in ("framework", "ref", "title")]
-            for c in (run.brief or {}).get("citations") or []]
+def _references(run: Run, cited_only: bool) -> list[Part]:
+    """The approved citations (and the research pages the document cites), as a client reads them:
+    in the client edition only those the released text cites, so that a reader meets no framework
+    the document does not use; the audit edition lists every one the brief approved."""
+    approved = (run.brief or {}).get("citations") or []
+    if cited_only:
+        written = cited_refs(run)
+        approved = [c for c in approved if (c.get("ref") or "") in written]
+    rows = [[str(c.get(k) or "") for k in ("framework", "ref", "title")] for c in approved]
     blocks = [text_table(["Framework", "Reference", "Title"], rows)] if rows else []
     cited = [view for view in source_views_of(run) if view.use == USED]
     if cited:
         blocks.append(line("Sources:"))
         blocks.append(text_table(["Title", "Address"], [[clean(v.title or v.url), clean(v.url)] for v in cited]))
     return [Part("References", blocks)] if blocks else []
+
+
+def cited_refs(run: Run) -> set[str]:
+    """The references the released text of `run` cites, as the citation gate reads them."""
+    released = Step.objects.filter(run=run, status=Step.RELEASED).values_list("content", flat=True)
+    return {f.ref for text in released for f in extract_citations(text or "")} | {
+        f.ref.split("(")[0] for text in released for f in extract_citations(text or "")}
 
 
 def source_views_of(run: Run) -> list:

@@ -22,7 +22,8 @@ from pipeline import badges
 from pipeline.topology import ROLES
 from beyond_site.exports.blocks import Heading, Span, clean, line, normalise_headings, parse, text_table, warning
 from beyond_site.exports import specifics
-from beyond_site.exports.document import (coverage_sentence, AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
+from beyond_site.exports.client import for_client
+from beyond_site.exports.document import (Options, coverage_sentence, AUDIT, CLIENT, EDITIONS, Deliverable, Part, Section, one_line, read,
                                           source_views_of)
 from beyond_site.exports.specifics import unsourced_of
 from beyond_site.lib.instants import instant_words
@@ -51,13 +52,15 @@ SOURCES_NOTE = ("The pages web research found for this document. URLs and prices
                 "against the pages marked used; any other was flagged.")
 
 
-def build(run: Run, edition: str = AUDIT, note_kind: str = "note") -> Deliverable:
-    """The deliverable of a finished run, in `edition`."""
+def build(run: Run, edition: str = AUDIT, note_kind: str = "note", options: Options = Options()) -> Deliverable:
+    """The deliverable of a finished run, in `edition`, with the person exporting's `options`."""
     if edition not in EDITIONS:
         raise ValueError(f"unknown edition {edition!r}: {' or '.join(EDITIONS)}")
-    d = read(run, edition, note_kind)
+    d = read(run, edition, note_kind, options)
     if edition == AUDIT:
         _audit(d)
+    else:
+        for_client(d, endnotes=options.endnotes)
     return d
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from beyond_site.exports import docx, md, pdf, xlsx
-from beyond_site.exports.document import NOTE_KINDS
+from beyond_site.exports.document import NOTE_KINDS, Options
 from beyond_site.exports.editions import AUDIT, build
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
@@ -16,25 +16,25 @@ from beyond_site.runs.selectors import run_trace
 @dataclass(frozen=True)
 class Format:
     content_type: str
-    render: Callable[[Run, str], bytes]  # (run, edition) -> the file
+    render: Callable[..., bytes]  # (run, edition, options) -> the file
     label: str
     #: Whether the file is the document (an edition of it), or the run trace (the same for both).
     document: bool = True
 
 
 def _written(writer, ext: str):
-    def render(run: Run, edition: str = AUDIT) -> bytes:
+    def render(run: Run, edition: str = AUDIT, options: Options = Options()) -> bytes:
         buffer = io.BytesIO()
-        writer.write(build(run, edition, NOTE_KINDS[ext]), buffer)
+        writer.write(build(run, edition, NOTE_KINDS[ext], options), buffer)
         return buffer.getvalue()
     return render
 
 
-def _markdown(run: Run, edition: str = AUDIT) -> bytes:
-    return md.write(build(run, edition, NOTE_KINDS["md"])).encode("utf-8")
+def _markdown(run: Run, edition: str = AUDIT, options: Options = Options()) -> bytes:
+    return md.write(build(run, edition, NOTE_KINDS["md"], options)).encode("utf-8")
 
 
-def _trace(run: Run, edition: str = AUDIT) -> bytes:
+def _trace(run: Run, edition: str = AUDIT, options: Options = Options()) -> bytes:
     return (json.dumps(run_trace(run), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 

@@ -137,7 +137,7 @@ def supplier_statements(reading: Reading) -> list[Statement]:
         return []
     rows, left = for_customers(register)
     cols = register.columns
-    shown = [c for c in ("Service", "Personal data", "Location") if c in cols]
+    shown = [c for c in ("Personal data", "Location") if c in cols]  # not the service: "Azure hosting" answers no hosting question
     named = [f"{row[0]} ({'; '.join(row[cols.index(c)] for c in shown if row[cols.index(c)] not in ('', '—'))})"
              for row in rows[:12]]
     if not named:
