@@ -128,6 +128,11 @@ class RunView:
     document: DocumentVersion | None = None
 
     @property
+    def open_points(self) -> int:
+        """How many "to be confirmed" the released steps hold: the client edition's open items."""
+        return sum(str(s.html).lower().count("to be confirmed") for s in self.steps if s.status == Step.RELEASED)
+
+    @property
     def document_title(self) -> str:
         """The document's name (the rename form's value): read when a finished run's card is drawn."""
         return document_title(self.run)

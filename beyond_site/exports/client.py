@@ -36,6 +36,8 @@ _META = re.compile(r"\bmarked (?:as )?(?:\W)?to be confirmed|\bnot settled by th
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z“\"(])")
 #: A title of a table split over steps: "Applicability table, part 2 of 3".
 PART = re.compile(r"^(?P<title>.+?),? part (?P<k>\d+) of (?P<n>\d+)$", re.I)
+#: A file of the workspace named in the text ("From suppliers.csv (5 entries)").
+_FILE_NAME = re.compile(r"\b[\w][\w.-]*\.(?:docx?|xlsx?|csv|tsv|pdf|txt|md|pptx?|json)\b", re.I)
 _SOURCE_HEADER = re.compile(r"^(?:sources?|source documents?|from)$", re.I)
 
 
@@ -187,8 +189,10 @@ def _open_point(sentence: str, cleaning: _Cleaning, where: str) -> str:
 
 def _untagged(text: str, cleaning: _Cleaning) -> str:
     if cleaning.endnotes:
-        return _SOURCE_TAG.sub(lambda m: cleaning.endnote(m.group(0)), text)
-    return _SOURCE_TAG.sub("", text)
+        text = _SOURCE_TAG.sub(lambda m: cleaning.endnote(m.group(0)), text)
+    else:
+        text = _SOURCE_TAG.sub("", text)
+    return _FILE_NAME.sub("the organisation's records", text)
 
 
 def _table(table: Table, cleaning: _Cleaning, where: str) -> Table:

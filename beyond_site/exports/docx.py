@@ -11,17 +11,19 @@ from __future__ import annotations
 import datetime as dt
 
 from docx import Document
+from docx.enum.section import WD_ORIENT, WD_SECTION
 from docx.enum.text import WD_ALIGN_PARAGRAPH, WD_BREAK, WD_TAB_ALIGNMENT
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Cm, Inches, Pt, RGBColor
+from docx.shared import Cm, Emu, Inches, Pt, RGBColor
 from docx.text.run import Run
 
 from beyond_site.exports.blocks import (BREAK, Callout, Code, Heading, ListBlock, Paragraph, Rule, Span, Table,
-                                        starts_with_heading)
+                                        plain, starts_with_heading)
 from beyond_site.exports.document import Deliverable, Part, Section
 from beyond_site.exports.editions import WARNING_AUTHOR
+from beyond_site.exports.layout import approximate, table_layout
 
 LINK_COLOUR = RGBColor(0x1F, 0x4E, 0xB4)
 ALIGN = {"left": WD_ALIGN_PARAGRAPH.LEFT, "right": WD_ALIGN_PARAGRAPH.RIGHT, "center": WD_ALIGN_PARAGRAPH.CENTER}
@@ -29,6 +31,8 @@ ALIGN = {"left": WD_ALIGN_PARAGRAPH.LEFT, "right": WD_ALIGN_PARAGRAPH.RIGHT, "ce
 
 PAPER = {"a4": (Cm(21.0), Cm(29.7)), "letter": (Inches(8.5), Inches(11))}
 MARGIN = Cm(2.5)
+#: Word's own cell margins (left and right, 0.19 cm), in points, for the table layout.
+CELL_PADDING = 5.4
 FURNITURE_COLOUR = RGBColor(0x55, 0x55, 0x55)
 
 
@@ -175,17 +179,41 @@ def _list(doc, block: ListBlock, depth: int) -> None:
 
 def _table(doc, block: Table) -> None:
     width = max(len(r) for r in [block.header, *block.rows])
+    texts = [[" ".join(plain(c).split()) for c in row] + [""] * (width - len(row)) for row in [block.header, *block.rows]]
+    page = doc.sections[-1]
+    portrait = min(page.page_width, page.page_height) - page.left_margin - page.right_margin
+    landscape = max(page.page_width, page.page_height) - page.left_margin - page.right_margin
+    layout = table_layout(texts[0], texts[1:], portrait=Emu(portrait).pt, landscape=Emu(landscape).pt,
+                          measure=approximate, padding=CELL_PADDING)
+    if layout.landscape:
+        _orient(doc, WD_ORIENT.LANDSCAPE)
     table = doc.add_table(rows=1 + len(block.rows), cols=width)
     table.style = "Table Grid"
+    table.autofit = False
+    size = Pt(max(layout.size, 7))
     # Row by row: python-docx's table.cell(r, c) walks the whole grid at each call.
     for r, (row, cells) in enumerate(zip(table.rows, [block.header, *block.rows])):
         for c, cell in enumerate(row.cells):
+            cell.width = Pt(layout.widths[c])
             paragraph = cell.paragraphs[0]
             _spans(paragraph, cells[c] if c < len(cells) else [], bold=r == 0)
+            for run in paragraph.runs:
+                run.font.size = size
             align = block.align[c] if c < len(block.align) else None
             if align:
                 paragraph.alignment = ALIGN[align]
     _repeat_header(table)
+    if layout.landscape:
+        _orient(doc, WD_ORIENT.PORTRAIT)
+
+
+def _orient(doc, orientation) -> None:
+    """A new section on a new page, turned: a wide table's page, then back to the document's."""
+    previous = doc.sections[-1]
+    section = doc.add_section(WD_SECTION.NEW_PAGE)
+    long, short = max(previous.page_width, previous.page_height), min(previous.page_width, previous.page_height)
+    section.orientation = orientation
+    section.page_width, section.page_height = (long, short) if orientation == WD_ORIENT.LANDSCAPE else (short, long)
 
 
 def _repeat_header(table) -> None:

@@ -22,6 +22,7 @@ from fpdf.enums import Align, TableCellFillMode, WrapMode, XPos, YPos
 from beyond_site.exports.blocks import (BREAK, Callout, Code, Heading, ListBlock, Paragraph, Rule, Span, Table,
                                         plain, starts_with_heading)
 from beyond_site.exports.document import Deliverable, Part, Section
+from beyond_site.exports.layout import table_layout
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 SANS, MONO = "DejaVuSans", "DejaVuSansMono"
@@ -35,6 +36,7 @@ HEADING_SIZES = {0: 22, 1: 16, 2: 13, 3: 11.5}
 TEXT, GREY, LINK, RULE = (0x1A, 0x1A, 0x1A), (0x55, 0x55, 0x55), (0x1F, 0x4E, 0xB4), (0xBB, 0xBB, 0xBB)
 NOTE_BAR, CODE_FILL, HEAD_FILL = (0xB4, 0x6A, 0x00), (0xF2, 0xF2, 0xF2), (0xE8, 0xE8, 0xE8)
 INDENT = 18
+PADDING = 3
 
 
 class _Pages(FPDF):
@@ -91,6 +93,7 @@ class _Writer:
     def __init__(self, pdf: _Pages):
         self.pdf = pdf
         self.note_number = 0
+        self.widths: dict[tuple[str, bool, float], float] = {}
 
     # -- the document's parts ---------------------------------------------------------------------
 
@@ -213,15 +216,19 @@ class _Writer:
         rows = [block.header, *block.rows]
         width = max(len(r) for r in rows)
         texts = [[" ".join(plain(c).split()) for c in row] + [""] * (width - len(row)) for row in rows]
-        # Columns share the width by how much they hold, within bounds: a short column stays readable.
-        weights = [min(max(max(len(t[c]) for t in texts), 4), 40) for c in range(width)]
-        pdf.set_font(SANS, "", BODY - 1)
+        portrait = min(pdf.w, pdf.h) - pdf.l_margin - pdf.r_margin
+        layout = table_layout(texts[0], texts[1:], portrait=portrait, landscape=max(pdf.w, pdf.h) - 2 * MARGIN,
+                              measure=self.measure, padding=PADDING)
+        turned = layout.landscape and pdf.cur_orientation != "L"
+        if turned:  # a table too wide for the page gets a landscape page of its own
+            pdf.add_page(orientation="L")
+        pdf.set_font(SANS, "", layout.size)
         pdf.set_text_color(*TEXT)
         pdf.set_draw_color(*RULE)
         pdf.set_line_width(0.5)
-        with pdf.table(col_widths=weights, width=pdf.w - pdf.l_margin - pdf.r_margin, align="LEFT",
-                       text_align="LEFT", line_height=LINE - 2, padding=3, repeat_headings=1,
-                       headings_style=FontFace(emphasis="BOLD", fill_color=HEAD_FILL),
+        with pdf.table(col_widths=layout.widths, width=sum(layout.widths), align="LEFT", text_align="LEFT",
+                       line_height=layout.size * 1.3, padding=PADDING, repeat_headings=1,
+                       headings_style=FontFace(emphasis="BOLD", fill_color=HEAD_FILL, size_pt=layout.size),
                        cell_fill_mode=TableCellFillMode.NONE, wrapmode=WrapMode.WORD) as table:
             for r, cells in enumerate(rows):
                 row = table.row()
@@ -230,7 +237,18 @@ class _Writer:
                     links = {s.href for s in spans}
                     href = links.pop() if len(links) == 1 and spans and spans[0].href else None
                     row.cell(texts[r][c], link=href)
-        pdf.ln(8)
+        if turned:
+            pdf.add_page(orientation="P")
+        else:
+            pdf.ln(8)
+
+    def measure(self, text: str, bold: bool, size: float) -> float:
+        """The width of `text` set in the body font at `size` (the table layout's measure)."""
+        key = (text, bold, size)
+        if key not in self.widths:
+            self.pdf.set_font(SANS, "B" if bold else "", size)
+            self.widths[key] = self.pdf.get_string_width(text)
+        return self.widths[key]
 
     def code(self, text: str) -> None:
         pdf = self.pdf

@@ -2,6 +2,8 @@
 the chat's copy button, and a member marking the document final or reopening it."""
 from __future__ import annotations
 
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -10,7 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.exports import md
-from beyond_site.exports.document import CLIENT, EDITIONS, filename
+from beyond_site.exports.document import CLASSIFICATIONS, CLIENT, EDITIONS, Options, filename
 from beyond_site.exports.editions import AUDIT, build
 from beyond_site.exports.formats import FORMATS
 from beyond_site.exports.document import nothing_to_export
@@ -19,6 +21,8 @@ from beyond_site.runs import versions
 from beyond_site.runs.access import require_run
 from beyond_site.workspaces.access import READ, WRITE
 from beyond_site.workspaces.conversations import rename_document
+
+log = logging.getLogger("beyond.exports")
 
 
 def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
@@ -49,7 +53,22 @@ def export(request, slug, run_id, ext):
             "run": run, "workspace": run.workspace, "gaps": run.requirements_gaps, "ext": ext,
             "confirmed_url": f"{request.path}?{_with_confirmed(request.GET)}"})
     fmt = FORMATS[ext]
-    return _attachment(fmt.render(run, edition), fmt.content_type, filename(run, ext, edition))
+    try:
+        body = fmt.render(run, edition, options_from(request.GET))
+    except Exception as exc:  # a format that cannot be written says why; the run's other formats still work
+        log.exception("export %s of run %s failed", ext, run.pk)
+        return render(request, "exports/failed.html", {
+            "run": run, "workspace": run.workspace, "label": fmt.label, "reason": type(exc).__name__,
+            "others": [(other, f.label) for other, f in FORMATS.items() if other not in (ext, "json")]}, status=422)
+    return _attachment(body, fmt.content_type, filename(run, ext, edition))
+
+
+def options_from(params) -> Options:
+    """The person exporting's choices: a classification (one of the offered ones, or the
+    workspace's), and sources as endnotes in the client edition."""
+    chosen = params.get("classification")
+    return Options(classification=chosen if chosen in CLASSIFICATIONS else None,
+                   endnotes=params.get("endnotes") in ("1", "on", "true"))
 
 
 def _with_confirmed(params) -> str:

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
 
 from beyond_site.exports.blocks import Callout, Code, Heading, ListBlock, Paragraph, Table, plain
+from beyond_site.exports.client import PART
 from beyond_site.exports.document import Deliverable
 
 #: What a spreadsheet reads as the start of a formula (the CSV exports' guard uses the same list).
@@ -144,7 +146,25 @@ def _tables(d: Deliverable) -> list[_Found]:
     for section in d.sections:
         if section.released:
             walk(section.blocks, section.title)
-    return found
+    return _joined(found)
+
+
+def _joined(found: list[_Found]) -> list[_Found]:
+    """A table split over parts ("Applicability table, part 2 of 3") is one sheet."""
+    out: list[_Found] = []
+    for item in found:
+        match = PART.match(item.name)
+        name = match["title"] if match else item.name
+        previous = out[-1] if out else None
+        if match and previous is not None and previous.name == name and _same_columns(previous.table, item.table):
+            previous.table.rows.extend(item.table.rows)
+            continue
+        out.append(_Found(name, Table(item.table.header, list(item.table.rows), item.table.align)))
+    return out
+
+
+def _same_columns(a: Table, b: Table) -> bool:
+    return [plain(c).strip().lower() for c in a.header] == [plain(c).strip().lower() for c in b.header]
 
 
 def _sheet_names(wanted: list[str]) -> list[str]:
@@ -169,6 +189,8 @@ def _table(sheet, table: Table) -> None:
     width = max(len(r) for r in [header, *rows])
     header += [""] * (width - len(header))
     rows = [r + [""] * (width - len(r)) for r in rows]
+    header, rows = _ids_apart(header, rows)
+    width = len(header)
     readers = [_column_reader(header[c], [r[c] for r in rows]) for c in range(width)]
     for c, text in enumerate(header, start=1):
         cell = sheet.cell(1, c)
@@ -188,6 +210,55 @@ def _table(sheet, table: Table) -> None:
     for c in range(width):
         longest = max([len(header[c]) + 3, *(len(r[c]) for r in rows)])  # + the filter's button
         sheet.column_dimensions[get_column_letter(c + 1)].width = min(max(longest + 2, MIN_WIDTH), MAX_WIDTH)
+        _closed_set(sheet, c + 1, header[c], [r[c] for r in rows], readers[c])
+
+
+# -- ids apart from names, closed sets -------------------------------------------------------------
+
+#: "ISO/IEC 27001:2022 A.5.1 (Policies for information security)", "A.5.1 Policies...", "CC6.1 - Logical access".
+_ID_AND_NAME = re.compile(r"^(?P<id>.{0,40}?(?:[A-Z]{1,3}[.\-]?\d+(?:[.\-]\d+)*(?:\(\d+\))*|Art\.\s?\d+(?:\(\d+\))*"
+                          r"|\d+(?:\.\d+)+))\s*(?:\((?P<name1>[^()]+)\)|[-–:]\s*(?P<name2>.+)|\s(?P<name3>[A-Z].+))$")
+
+
+def _ids_apart(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """A column whose cells are a reference and its name ("A.5.1 (Policies for ...)") as two
+    columns, the id and the name, so that a register sorts and filters on either."""
+    for c in range(len(header)):
+        split = [_ID_AND_NAME.match(r[c]) for r in rows if r[c].strip()]
+        if split and all(split) and len(split) >= max(1, len(rows) // 2):
+            header = header[:c] + [header[c] or "Reference", f"{header[c] or 'Reference'} name"] + header[c + 1:]
+            out = []
+            for r in rows:
+                m = _ID_AND_NAME.match(r[c]) if r[c].strip() else None
+                name = (m["name1"] or m["name2"] or m["name3"]).strip() if m else ""
+                out.append(r[:c] + [m["id"].strip() if m else r[c], name] + r[c + 1:])
+            return header, out
+    return header, rows
+
+
+#: Words of a header whose column takes one of a few values (a list to pick from in Excel).
+_CLOSED_HEADER = re.compile(r"\b(?:applicab\w*|status|likelihood|impact|severity|criticality|priority|level|rating"
+                            r"|risk|decision|treatment|signed|in place|yes/no|applies|result|outcome)\b", re.I)
+_MOST_CHOICES = 8
+
+
+def _closed_set(sheet, column: int, header: str, values: list[str], reader) -> None:
+    """A data-validation list on a column with a closed set of values: one a header names as such
+    (applicability, status, likelihood...), with few distinct values each used more than once."""
+    if reader is not _text_reader and reader is not _yes_no:
+        return
+    distinct = sorted({v.strip() for v in values if v.strip() and v.strip().casefold() not in _PLACEHOLDERS})
+    if not (2 <= len(distinct) <= _MOST_CHOICES) or len(values) < 2 * len(distinct) and not _CLOSED_HEADER.search(header):
+        return
+    if not _CLOSED_HEADER.search(header) and reader is not _yes_no:
+        return
+    listed = ",".join(v.replace('"', "'").replace(",", " ") for v in distinct)
+    if len(listed) > 250:  # Excel's limit on a list typed in the rule
+        return
+    rule = DataValidation(type="list", formula1=f'"{listed}"', allow_blank=True)
+    rule.error, rule.errorTitle = f"Choose one of: {', '.join(distinct)}.", header[:32] or "Value"
+    sheet.add_data_validation(rule)
+    rule.add(f"{get_column_letter(column)}2:{get_column_letter(column)}{len(values) + 1}")
 
 
 # -- typed values ----------------------------------------------------------------------------------
@@ -256,17 +327,29 @@ def _date(text: str):
     return None
 
 
+_YES = {"yes", "y", "true"}
+_NO = {"no", "n", "false"}
+
+
+def _yes_no(text: str):
+    low = text.strip().casefold()
+    return (True, "General") if low in _YES else (False, "General") if low in _NO else None
+
+
+def _text_reader(value: str):
+    return None
+
+
 def _column_reader(header: str, values: list[str]):
     """How a column's cells are read: as the one kind of value all its cells are (numbers,
-    percentages or dates; placeholders such as "n/a" aside), else as text. A column of
+    percentages, dates, yes or no; placeholders such as "n/a" aside), else as text. A column of
     references ("Clause", "Control", "ID") is text whatever its cells look like."""
-    text = lambda value: None  # noqa: E731
     if _REFERENCE_HEADER.search(header):
-        return text
+        return _text_reader
     filled = [v for v in values if v.strip().casefold() not in _PLACEHOLDERS]
     if not filled:
-        return text
-    for reader in (_number, _percent, _date):
+        return _text_reader
+    for reader in (_number, _percent, _date, _yes_no):
         if all(reader(v) is not None for v in filled):
             return reader
-    return text
+    return _text_reader
