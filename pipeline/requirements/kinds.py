@@ -32,7 +32,7 @@ ACRONYM_KINDS = {"SOA": "statement", "DPIA": "assessment", "ROPA": "record", "BI
 #: Words before a head that say how, not which ("a short access control policy").
 _MANNER = frozenset("""
 short brief simple detailed comprehensive full formal first draft initial updated revised new final complete
-high-level quick concise clear written official one-page two-page single separate proper basic standard light
+high-level quick concise written official one-page two-page single separate proper basic standard light
 lightweight practical plain proposed sample example annual yearly quarterly monthly our the a an this that
 """.split())
 #: What may come between a task's verb and the document it asks for.

@@ -41,10 +41,12 @@ def main(folder: Path) -> None:
         Membership.objects.create(user=people[name], workspace=workspace, role=role)
     runs = []
     for n, task in enumerate(TITLES):
+        brief = {**scripting.brief(2, task=task), "title": task}  # long titles differing after 40 characters
         script = scripting.write(folder, scripting.script({
             1: {"executor": ["## Scope\n\nThe warehouse and the **cold store**.", "## Scope\n\nAll sites."],
                 "verifier": [scripting.fail("Which sites?"), PASS]},
-            2: {"executor": ["Controls are reviewed every *year*."], "verifier": [PASS]}}), name=f"run{n}.json")
+            2: {"executor": ["Controls are reviewed every *year*."], "verifier": [PASS]}},
+            planner=[json.dumps(brief)]), name=f"run{n}.json")
         out = io.StringIO()
         call_command("beyond_run", "--workspace", "harbour", "--task", task, "--provider", f"scripted:{script}",
                      "--json", stdout=out)

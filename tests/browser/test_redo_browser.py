@@ -50,8 +50,8 @@ def _wait_in_view(page, shown: str, hidden: str) -> None:
 def test_redo_a_warning_step_then_regenerate_then_edit_and_resend(page, server_parts, tmp_path):
     daphne, env, _ = server_parts
     add_scripted_workspace(env, "redoing", scripting.script(_steps(
-        ["Report incidents promptly.", "Report incidents soon."], [fail("no deadline"), fail("no deadline")])),
-        tmp_path)
+        ["Report incidents promptly.", "Report incidents soon."], [fail("no deadline"), fail("no deadline")]),
+        task=TASK), tmp_path)
     login(page, daphne.base, "alice")
     page.goto(f"{daphne.base}/w/redoing/")
     first = send(page, TASK)
@@ -101,7 +101,7 @@ def test_redo_a_warning_step_then_regenerate_then_edit_and_resend(page, server_p
     assert before["steps"][1]["content"] == "Report incidents soon." and before["steps"][1]["badge"] == "warning"
 
     # Regenerate the redo's run: the same task, drafted anew.
-    _switch(env, tmp_path, "regenerate", scripting.script(_steps(["Report within 24 h."], [PASS])))
+    _switch(env, tmp_path, "regenerate", scripting.script(_steps(["Report within 24 h."], [PASS]), task=TASK))
     redo.locator('[data-action="regenerate"]').click()
     expect(runs).to_have_count(3)
     regenerated = page.locator(f"#{runs.nth(2).get_attribute('id')}")

@@ -247,6 +247,6 @@ def test_a_new_conversation_joins_a_full_list_at_the_top_and_the_oldest_moves_to
     expect(run).to_have_attribute("data-run-status", "completed", timeout=30_000)
     page.reload()  # what the server draws from scratch matches what the swap left
     expect(items).to_have_count(50)
-    expect(items.first).to_contain_text("Draft our clear desk policy")
+    expect(items.first).to_contain_text("Clear desk policy")  # named after its document once the brief came
     expect(page.locator("#conversations")).not_to_contain_text("Earlier chat 0")
     assert errors == []
