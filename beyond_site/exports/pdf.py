@@ -226,7 +226,8 @@ class _Writer:
         pdf.set_text_color(*TEXT)
         pdf.set_draw_color(*RULE)
         pdf.set_line_width(0.5)
-        with pdf.table(col_widths=layout.widths, width=sum(layout.widths), align="LEFT", text_align="LEFT",
+        total = min(sum(layout.widths), pdf.epw - 0.01)  # never a hair over the page (rounding)
+        with pdf.table(col_widths=layout.widths, width=total, align="LEFT", text_align="LEFT",
                        line_height=layout.size * 1.3, padding=PADDING, repeat_headings=1,
                        headings_style=FontFace(emphasis="BOLD", fill_color=HEAD_FILL, size_pt=layout.size),
                        cell_fill_mode=TableCellFillMode.NONE, wrapmode=WrapMode.WORD) as table:

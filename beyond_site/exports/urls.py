@@ -7,6 +7,8 @@ from beyond_site.exports.formats import FORMATS
 app_name = "exports"
 urlpatterns = [
     *(path(f"<id:run_id>/export.{ext}", views.export, {"ext": ext}, name=ext) for ext in FORMATS if ext != "json"),
+    *(path(f"<id:run_id>/client.{ext}", views.confirm_client, {"ext": ext}, name=f"confirm_{ext}")
+      for ext in FORMATS if ext != "json"),
     path("<id:run_id>/steps/<id:index>.md", views.step_markdown, name="step_md"),
     path("<id:run_id>/rename/", views.rename, name="rename"),
     path("<id:run_id>/final/", views.mark, {"final": True}, name="mark_final"),

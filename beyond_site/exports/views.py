@@ -47,11 +47,6 @@ def export(request, slug, run_id, ext):
     nothing = nothing_to_export(run)
     if nothing:
         return _text(nothing, status=409)
-    if edition == CLIENT and run.requirements_gaps and request.GET.get("confirmed") != "1":
-        # A document that misses part of the task is not handed to a client unawares.
-        return render(request, "exports/confirm_gaps.html", {
-            "run": run, "workspace": run.workspace, "gaps": run.requirements_gaps, "ext": ext,
-            "confirmed_url": f"{request.path}?{_with_confirmed(request.GET)}"})
     fmt = FORMATS[ext]
     try:
         body = fmt.render(run, edition, options_from(request.GET))
@@ -71,10 +66,20 @@ def options_from(params) -> Options:
                    endnotes=params.get("endnotes") in ("1", "on", "true"))
 
 
-def _with_confirmed(params) -> str:
-    query = params.copy()
-    query["confirmed"] = "1"
-    return query.urlencode()
+@login_required
+@require_GET
+def confirm_client(request, slug, run_id, ext):
+    """What the chat's client-edition links open for a document that misses part of the task: the
+    gaps, and the download once the person has read them (the export's own address downloads at
+    once, for the person who asked for it by address)."""
+    run = require_run(request, slug, run_id, READ)
+    if not run.requirements_gaps:
+        return redirect(f"{reverse('exports:' + ext, args=[slug, run.pk])}?edition=client")
+    query = request.GET.copy()
+    query["edition"] = CLIENT
+    return render(request, "exports/confirm_gaps.html", {
+        "run": run, "workspace": run.workspace, "gaps": run.requirements_gaps, "ext": ext,
+        "confirmed_url": f"{reverse('exports:' + ext, args=[slug, run.pk])}?{query.urlencode()}"})
 
 
 @login_required

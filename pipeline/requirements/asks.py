@@ -230,8 +230,8 @@ def _items(task: str, start: int, end: int, kind: str, taken) -> list[Ask]:
         position = at + len(part)
         item, span = _residue(task, at, position, taken)
         words = content_words(item)
-        if len(item.split()) == 1 and any(a < position and at < b for a, b in taken):
-            continue  # "a 6 pm cut-off": the value is the ask, its one noun says nothing more
+        if len(item.split()) == 1 and any(at <= b <= span[0] and span[0] - b <= 2 for a, b in taken):
+            continue  # "a 6 pm cut-off": the value before it is the ask, its one noun says nothing more
         if len(item.split()) >= 2 and all(w[:1].isupper() for w in item.split()):
             continue  # "Helix Payments": a name, read as one by the names reader
         if words and len(words) <= 6 and not all(w.isdigit() or w in _PARTS_OF_A_CATALOGUE for w in words):

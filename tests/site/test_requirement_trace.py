@@ -77,24 +77,28 @@ def test_the_audit_page_lists_each_requirement_with_its_status(traces, reader):
 
 def test_a_client_edition_of_a_document_with_gaps_is_confirmed_first(traces, reader):
     faithful, lacking = traces
-    url = reverse("exports:docx", args=["acme", lacking["run"]["id"]])
-    asked = reader.get(url, {"edition": "client"})
+    asked = reader.get(reverse("exports:confirm_docx", args=["acme", lacking["run"]["id"]]))
     assert asked.status_code == 200 and asked["Content-Type"].startswith("text/html")
-    assert "does not cover the whole task" in asked.content.decode()
-    confirmed = reader.get(url, {"edition": "client", "confirmed": "1"})
+    page = asked.content.decode()
+    assert "does not cover the whole task" in page and Run.objects.get(pk=lacking["run"]["id"]).requirements_gaps in page
+    url = reverse("exports:docx", args=["acme", lacking["run"]["id"]])
+    assert f'href="{url}?edition=client"' in page
+    confirmed = reader.get(url, {"edition": "client"})
     assert confirmed.status_code == 200 and "attachment" in confirmed["Content-Disposition"]
-    # The audit edition, and a document that covers the task, download at once.
-    assert "attachment" in reader.get(url, {"edition": "audit"})["Content-Disposition"]
-    whole = reverse("exports:docx", args=["acme", faithful["run"]["id"]])
-    assert "attachment" in reader.get(whole, {"edition": "client"})["Content-Disposition"]
+    # A document that covers the task goes straight to its download.
+    whole = reader.get(reverse("exports:confirm_docx", args=["acme", faithful["run"]["id"]]))
+    assert whole.status_code == 302 and whole["Location"].endswith("export.docx?edition=client")
 
 
 @pytest.mark.parametrize("edition", ["client", "audit"])
 def test_both_editions_say_what_the_document_does_not_cover(traces, reader, edition):
     _, lacking = traces
     url = reverse("exports:md", args=["acme", lacking["run"]["id"]])
-    body = reader.get(url, {"edition": edition, "confirmed": "1"}).content.decode().replace("\\", "")
+    body = reader.get(url, {"edition": edition}).content.decode().replace("\\", "")
     assert "Covers " in body and "requirements of the task. Not covered:" in body
+    for ext in ("docx", "pdf", "xlsx"):  # the audit edition's table of requirements fits every format
+        response = reader.get(reverse(f"exports:{ext}", args=["acme", lacking["run"]["id"]]), {"edition": edition})
+        assert response.status_code == 200 and "attachment" in response["Content-Disposition"], ext
 
 
 def test_the_brief_names_the_document_and_a_member_can_rename_it(traces, reader):
