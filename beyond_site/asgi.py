@@ -20,10 +20,11 @@ from beyond_site.lib.bodies import BodyLimitMiddleware  # noqa: E402
 from beyond_site.lib.origins import SameOriginWebsockets  # noqa: E402
 from beyond_site.lib.ws_auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from beyond_site.runtime.process import Lifespan, start_web_process  # noqa: E402
+from beyond_site.workspaces.tokens import is_live  # noqa: E402
 
 start_web_process()
 
 application = Lifespan(ProtocolTypeRouter({
-    "http": BodyLimitMiddleware(django_asgi_app),
+    "http": BodyLimitMiddleware(django_asgi_app, token_is_live=is_live),
     "websocket": SameOriginWebsockets(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
 }))

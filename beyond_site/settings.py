@@ -61,11 +61,14 @@ INSTALLED_APPS = [
     "beyond_site.files",
     "beyond_site.accounts",
     "beyond_site.calibration",
+    "ninja",  # its Swagger UI's files, served from this site (no CDN)
+    "beyond_site.api",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "beyond_site.api.middleware.ProblemMiddleware",  # every error under /api/ as problem+json
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -322,6 +325,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     INSTALLED_APPS.append("procrastinate.contrib.django")
 elif not BEYOND_RUN_IN_PROCESS:
     raise ImproperlyConfigured("BEYOND_RUN_IN_PROCESS=false (the scaled mode) needs DATABASE_URL on PostgreSQL")
+#: Requests a minute one API token may make (docs/api.md, "Limits"); beyond it, 429 with Retry-After.
+BEYOND_API_RATE = os.environ.get("BEYOND_API_RATE", "240/min")
+
 # The runtime comes last: as it is ready it loads every app's background tasks (`tasks.py`),
 # which register with the job engine when the engine's app is installed.
 INSTALLED_APPS.append("beyond_site.runtime")

@@ -10,7 +10,7 @@ Dates are ranges on `created_at` (not `created_at__date`), so the index serves t
 """
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django import forms
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -60,6 +60,11 @@ class RunFilterForm(forms.Form):
         return data
 
 
+#: Days at the ends of the calendar bound nothing: from the first (or to the last) is every run,
+#: and their midnights in another time zone would fall outside the dates Python can hold.
+EARLIEST, LATEST = date.min + timedelta(days=1), date.max - timedelta(days=1)
+
+
 def day_start(day) -> datetime:
     """Midnight at the start of `day` in the viewer's time zone (UTC unless they told us theirs)."""
     return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
@@ -93,9 +98,9 @@ def filtered_runs(workspace, params) -> tuple[QuerySet[Run], RunFilterForm]:
         runs = runs.filter(warned if f["warnings"] == WITH else ~warned)
     if f.get("verification"):
         runs = runs.filter(verification=f["verification"])
-    if f.get("date_from"):
+    if f.get("date_from") and f["date_from"] > EARLIEST:
         runs = runs.filter(created_at__gte=day_start(f["date_from"]))
-    if f.get("date_to"):
+    if f.get("date_to") and f["date_to"] < LATEST:
         runs = runs.filter(created_at__lt=day_start(f["date_to"] + timedelta(days=1)))
     if f.get("model"):
         # The topology is the run's own record of its models, so a queued run matches too.

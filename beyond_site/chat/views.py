@@ -12,7 +12,6 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http.multipartparser import MultiPartParserError
-from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -30,15 +29,14 @@ from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upl
 from beyond_site.runs.models import Run
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.trust import CalibrationRequired
-from beyond_site.runs import jobs
 from beyond_site.runs.queue import ConversationDeleted, start_run
 from pipeline.research import search_setting
 from beyond_site.workspaces import access
 from beyond_site.workspaces.consent import offers_for
-from beyond_site.workspaces.models import Conversation, Document, Message
+from beyond_site.workspaces.models import Conversation, Message
 from beyond_site.workspaces.conversations import may_manage_conversation
-from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, receive_file
-from beyond_site.workspaces.reading import READ_TASK
+from beyond_site.runs.uploads import upload as store_upload
+from beyond_site.workspaces.knowledge import DocumentRefused
 
 EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
 
@@ -270,14 +268,10 @@ def _upload(request, slug, cap):
             refused.append(f"{f.name}: larger than the {megabytes(cap.limit)} limit")
             continue
         try:
-            received = receive_file(f, f.name)  # stored and checked before any transaction
-            with transaction.atomic():  # a conversation is created only with an accepted file
-                target = conversation or Conversation.objects.create(
-                    workspace=membership.workspace, title="New conversation", created_by=request.user)
-                document, created = accept_file(membership.workspace, received, user=request.user,
-                                                conversation=target)
-                if created and document.status == Document.READING:  # read off this request, at the commit
-                    jobs.defer(READ_TASK, document_id=document.pk, member=request.user.pk)
+            document, created, target = store_upload(  # a conversation is created only with an accepted file
+                membership.workspace, f, user=request.user, conversation=conversation,
+                new_conversation=lambda: Conversation.objects.create(
+                    workspace=membership.workspace, title="New conversation", created_by=request.user))
             if conversation is None:
                 conversation, created_conversation = target, True
             added.append(document.name)

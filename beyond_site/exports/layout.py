@@ -15,6 +15,9 @@ from dataclasses import dataclass
 SIZES = (9.0, 8.0, 7.0, 6.5, 6.0, 5.5)
 #: A body word wider than this share of the table's width may break (a long URL).
 LONG_WORD = 1 / 3
+#: Room added to each column's narrowest width (points): the renderer compares a word with its cell in
+#: its own rounding, and a word measured to fit exactly may still be broken.
+SLACK = 1.0
 
 Measure = Callable[[str, bool, float], float]  # (text, bold, size) -> width in points
 
@@ -36,7 +39,7 @@ def table_layout(header: list[str], rows: list[list[str]], *, portrait: float, l
             if sum(needs) <= width:
                 return Layout(_shared(needs, _preferred(header, rows, measure, size, padding), width), size, turned)
     size = SIZES[-1]
-    heads = [max((measure(w, True, size) for w in h.split()), default=0) + 2 * padding for h in header]
+    heads = [max((measure(w, True, size) for w in h.split()), default=0) + 2 * padding + SLACK for h in header]
     return Layout(_shared(heads, _preferred(header, rows, measure, size, padding), landscape), size, True)
 
 
@@ -47,7 +50,7 @@ def _needs(header, rows, measure: Measure, size: float, padding: float, width: f
     for c, head in enumerate(header):
         longest = max((measure(w, True, size) for w in head.split()), default=0)
         body = max((measure(w, False, size) for row in rows if c < len(row) for w in row[c].split()), default=0)
-        out.append(max(longest, min(body, width * LONG_WORD)) + 2 * padding)
+        out.append(max(longest, min(body, width * LONG_WORD)) + 2 * padding + SLACK)
     return out
 
 

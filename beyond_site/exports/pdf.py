@@ -216,8 +216,9 @@ class _Writer:
         rows = [block.header, *block.rows]
         width = max(len(r) for r in rows)
         texts = [[" ".join(plain(c).split()) for c in row] + [""] * (width - len(row)) for row in rows]
-        portrait = min(pdf.w, pdf.h) - pdf.l_margin - pdf.r_margin
-        layout = table_layout(texts[0], texts[1:], portrait=portrait, landscape=max(pdf.w, pdf.h) - 2 * MARGIN,
+        # A hair under the page's width, so that rounding never takes a table past the margin.
+        portrait = min(pdf.w, pdf.h) - pdf.l_margin - pdf.r_margin - 0.01
+        layout = table_layout(texts[0], texts[1:], portrait=portrait, landscape=max(pdf.w, pdf.h) - 2 * MARGIN - 0.01,
                               measure=self.measure, padding=PADDING)
         turned = layout.landscape and pdf.cur_orientation != "L"
         if turned:  # a table too wide for the page gets a landscape page of its own
@@ -226,7 +227,7 @@ class _Writer:
         pdf.set_text_color(*TEXT)
         pdf.set_draw_color(*RULE)
         pdf.set_line_width(0.5)
-        total = min(sum(layout.widths), pdf.epw - 0.01)  # never a hair over the page (rounding)
+        total = min(sum(layout.widths), pdf.epw - 0.01)
         with pdf.table(col_widths=layout.widths, width=total, align="LEFT", text_align="LEFT",
                        line_height=layout.size * 1.3, padding=PADDING, repeat_headings=1,
                        headings_style=FontFace(emphasis="BOLD", fill_color=HEAD_FILL, size_pt=layout.size),

@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,11 +18,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.lib.ids import parse_id
 from beyond_site.lib.uploads import megabytes, read_files_capped
-from beyond_site.runs import jobs
 from beyond_site.workspaces import access, originals
-from beyond_site.workspaces.knowledge import DocumentRefused, accept_file, delete_document, receive_file
+from beyond_site.runs.uploads import upload
+from beyond_site.workspaces.knowledge import DocumentRefused, clean_file_name, delete_document
 from beyond_site.workspaces.models import Conversation, Document
-from beyond_site.workspaces.reading import READ_TASK
 
 #: Conversations offered as a target in the add form (the latest ones).
 CONVERSATION_CHOICES = 50
@@ -96,19 +94,14 @@ def _add(request, membership, cap):
     added, already = [], []
     for f in request.FILES.getlist("files"):
         try:
-            received = receive_file(f, f.name)  # stored and checked before any transaction
-            with transaction.atomic():
-                document, created = accept_file(membership.workspace, received, user=request.user,
-                                                conversation=conversation)
-                if created and document.status == Document.READING:  # read off this request, at the commit
-                    jobs.defer(READ_TASK, document_id=document.pk, member=request.user.pk)
+            document, created, _ = upload(membership.workspace, f, user=request.user, conversation=conversation)
         except DocumentRefused as exc:
             refused.append(str(exc))
         else:
             if created:
                 added.append(document.name)
             else:  # the same bytes are there already: one copy, under the name it was first added with
-                already.append(_already_words(received.name, document))
+                already.append(_already_words(clean_file_name(f.name), document))
     if not added and not refused and not already:
         refused.append("Choose a file to add first.")
     if refused:  # the page again, with what was refused next to the form (the others are kept)

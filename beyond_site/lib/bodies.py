@@ -1,8 +1,8 @@
 """Request bodies with bounded memory: too large is refused before it is read.
 
-Two limits (docs/operations.md): BEYOND_MAX_REQUEST_BYTES for a signed-in user (room for the most
-files the upload view takes at once), BEYOND_MAX_ANONYMOUS_REQUEST_BYTES for anyone else (a login
-form is a few hundred bytes). `BodyLimitMiddleware` wraps the site's ASGI application: it answers
+Two limits (docs/operations.md): BEYOND_MAX_REQUEST_BYTES for a signed-in user or a live API token
+(room for the most files the upload view takes at once), BEYOND_MAX_ANONYMOUS_REQUEST_BYTES for
+anyone else (a login form is a few hundred bytes). `BodyLimitMiddleware` wraps the site's ASGI application: it answers
 413 on a declared Content-Length over the limit before reading anything, and counts the bytes of
 the body as they arrive for a body sent without one. Under daphne the server itself also refuses
 early, while the body is still arriving (runtime/daphne_bodies.py): the app only ever sees bodies
@@ -10,7 +10,9 @@ within the larger limit, and reads them from disk as it goes.
 """
 from __future__ import annotations
 
+import json
 from importlib import import_module
+from collections.abc import Callable
 from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
@@ -29,15 +31,29 @@ def size(n: int) -> str:
     return f"{n / (1024 * 1024):g} MB" if n >= 1024 * 1024 else f"{n // 1024} KB" if n >= 1024 else f"{n} bytes"
 
 
-def too_large(*, signed_in: bool, htmx: bool) -> tuple[list[tuple[bytes, bytes]], bytes]:
-    """(headers, body) of the 413 answer; for htmx, the chat's notice (swapped out of band)."""
+#: Paths of the HTTP API, whose errors are application/problem+json (docs/api.md).
+API_PATHS = "/api/"
+
+
+def too_large(*, signed_in: bool, htmx: bool, api: bool = False) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    """(headers, body) of the 413 answer; for htmx, the chat's notice (swapped out of band); for
+    the API, a problem+json."""
     limit = max_bytes(signed_in=signed_in)
     if signed_in:
         text = (f"Too large: a request may carry at most {size(limit)} (each file at most "
                 f"{size(settings.BEYOND_MAX_FILE_BYTES)}). Nothing was received.")
     else:
-        text = f"Too large: without a login a request may carry at most {size(limit)}."
+        text = f"Too large: without a login or a token a request may carry at most {size(limit)}."
+    if api:
+        data = json.dumps({"type": "about:blank", "title": "Too large", "status": 413, "detail": text}).encode()
+        return [(b"content-type", b"application/problem+json"), (b"content-length", str(len(data)).encode())], data
     return refusal(text, htmx=htmx)
+
+
+def bearer_of(authorization: str) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header, or None."""
+    scheme, _, token = authorization.strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
 
 
 def session_key_of(cookie_header: str) -> str | None:
@@ -60,20 +76,24 @@ def _header(scope, name: bytes) -> str:
 
 
 class BodyLimitMiddleware:
-    def __init__(self, app):
-        self.app = app
+    """`token_is_live(token)`, where given, says whether an API token is a live one: its bearer gets
+    the signed-in limit, as a live session does."""
+
+    def __init__(self, app, *, token_is_live: Callable[[str], bool] | None = None):
+        self.app, self.token_is_live = app, token_is_live
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        await _Guarded(self.app, scope, receive, send).run()
+        await _Guarded(self.app, scope, receive, send, self.token_is_live).run()
 
 
 class _Guarded:
     """One request: the limit it gets, the bytes it sent, and the 413 once it went over."""
 
-    def __init__(self, app, scope, receive, send):
+    def __init__(self, app, scope, receive, send, token_is_live=None):
         self.app, self.scope, self._receive, self._send = app, scope, receive, send
+        self.token_is_live = token_is_live
         self.received = 0
         self.signed_in: bool | None = None  # asked of the session store only when it matters
         self.answered = False
@@ -91,7 +111,13 @@ class _Guarded:
             return False
         if self.signed_in is None:
             key = session_key_of(_header(self.scope, b"cookie"))
-            self.signed_in = await sync_to_async(signed_in)(key) if key else False
+            token = bearer_of(_header(self.scope, b"authorization"))
+            if key:
+                self.signed_in = await sync_to_async(signed_in)(key)
+            elif token and self.token_is_live is not None:
+                self.signed_in = await sync_to_async(self.token_is_live)(token)
+            else:
+                self.signed_in = False
         return n > max_bytes(signed_in=self.signed_in)
 
     async def receive(self):
@@ -116,6 +142,7 @@ class _Guarded:
             return
         self.answered = True
         htmx = _header(self.scope, b"hx-request") == "true"
-        headers, body = too_large(signed_in=bool(self.signed_in), htmx=htmx)
+        api = self.scope.get("path", "").startswith(API_PATHS)
+        headers, body = too_large(signed_in=bool(self.signed_in), htmx=htmx, api=api)
         await self._send({"type": "http.response.start", "status": 413, "headers": headers})
         await self._send({"type": "http.response.body", "body": body})

@@ -112,8 +112,14 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
         ],
         **({"evidence": evidence_items(events)} if run.research else {}),
         # The fixed fields last: no event data can overwrite them.
-        "events": [{**_shown(e.data), "seq": e.seq, "type": e.type, "at": iso(e.at)} for e in events],
+        "events": [event_json(e) for e in events],
     }
+
+
+def event_json(e: RunEvent) -> dict:
+    """An event as the trace and the API's event stream give it (its fixed fields last: no data
+    can overwrite them)."""
+    return {**_shown(e.data), "seq": e.seq, "type": e.type, "at": iso(e.at)}
 
 
 def _shown(data: dict) -> dict:

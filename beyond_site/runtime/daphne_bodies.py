@@ -15,8 +15,8 @@ anonymous 60 MB POST and 1.9 GB for a 150 MB upload, for three reasons, all fixe
    limit (lib/bodies.py) as soon as its Content-Length is known, or as soon as the bytes that
    arrived pass the limit, with a 413; the rest of the body is read and thrown away for a few
    seconds (so the client can read the answer) and the connection is then closed. Without a
-   session cookie the anonymous limit applies; with one, the larger limit, and the application's
-   middleware checks the session itself before reading anything.
+   session cookie or API token the anonymous limit applies; with one, the larger limit, and the
+   application's middleware checks the session or token itself before reading anything.
 
 `install()` points daphne's HTTP factory at `BoundedRequest`; beyond_site/asgi.py calls it when
 daphne is the server. It leans on daphne's internals (WebRequest, Server.create_application,
@@ -31,7 +31,7 @@ from functools import partial
 
 from django.conf import settings
 
-from beyond_site.lib.bodies import max_bytes, too_large
+from beyond_site.lib.bodies import API_PATHS, bearer_of, max_bytes, too_large
 
 log = logging.getLogger("beyond.http")
 
@@ -115,8 +115,10 @@ def _request_class():
 
         def gotLength(self, length):
             super().gotLength(length)
-            # A session cookie is only a claim here; the application checks the session itself.
-            self._signed_in = settings.SESSION_COOKIE_NAME.encode() in (self.received_cookies or {})
+            # A session cookie or a bearer token is only a claim here; the application checks it.
+            authorization = (self.requestHeaders.getRawHeaders(b"authorization") or [b""])[0]
+            self._signed_in = (settings.SESSION_COOKIE_NAME.encode() in (self.received_cookies or {})
+                               or bearer_of(authorization.decode("latin-1")) is not None)
             self._body_limit = max_bytes(signed_in=self._signed_in)
             if length is not None and length > self._body_limit:
                 self._refuse()
@@ -139,7 +141,10 @@ def _request_class():
             self._refused = True
             self.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the refusal
             htmx = (self.requestHeaders.getRawHeaders(b"hx-request") or [b""])[0] == b"true"
-            headers, body = too_large(signed_in=self._signed_in, htmx=htmx)
+            # The request's own path is set only once its body is in; the channel has the request line's.
+            target = getattr(self, "path", None) or getattr(self.channel, "_path", b"") or b""
+            api = target.decode("latin-1").startswith(API_PATHS)
+            headers, body = too_large(signed_in=self._signed_in, htmx=htmx, api=api)
             head = b"HTTP/1.1 413 Content Too Large\r\n" + b"".join(
                 name + b": " + value + b"\r\n" for name, value in headers) + b"connection: close\r\n\r\n"
             transport = self.channel.transport if self.channel else None

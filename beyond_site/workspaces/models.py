@@ -105,6 +105,30 @@ class Membership(models.Model):
         return f"{self.user} in {self.workspace} ({self.role})"
 
 
+class ApiToken(models.Model):
+    """A person's key to the HTTP API (docs/api.md): it acts as its person, with their roles and
+    never more; only its hash is kept. Limited to some workspaces (none: all of the person's) and
+    to reading when `read_only`. Useless once revoked or expired, or when its person is deactivated."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    #: The token's first characters, shown to tell tokens apart; the rest is never stored.
+    prefix = models.CharField(max_length=16)
+    digest = models.CharField(max_length=64, unique=True)  # sha256 of the whole token
+    read_only = models.BooleanField(default=False)
+    workspaces = models.ManyToManyField(Workspace, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
 class Invitation(models.Model):
     """A link that makes whoever accepts it a member of `workspace` with `role`: once, before
     `expires_at`, unless an admin withdrew it, and only while the admin who made it is still one.

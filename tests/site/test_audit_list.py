@@ -94,6 +94,16 @@ def test_an_end_date_before_the_start_is_said_and_only_the_start_filters(auditor
         runs[name] for name in ("failed", "halted", "warning", "completed")]
 
 
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago"])
+def test_the_first_and_last_days_of_the_calendar_bound_nothing(auditor_client, runs, zone):
+    """Midnight of 0001-01-01 or of the day after 9999-12-31 in the viewer's zone is outside what
+    Python holds: those days are every run, never a 500."""
+    auditor_client.cookies["tz"] = zone
+    everyone = listed(auditor_client, "")
+    assert listed(auditor_client, "?date_from=0001-01-01&date_to=9999-12-31") == everyone
+    assert listed(auditor_client, "?date_from=0001-01-02&date_to=9999-12-30") == everyone
+
+
 def test_it_labels_offline_runs(auditor_client, acme):
     run = queued(acme, "Offline draft")
     Run.objects.filter(pk=run.pk).update(offline=True)

@@ -39,8 +39,10 @@ LAYERS = {
     # page. Below the pages because the auditors' run page shows a run's labels section.
     "calibration": 3,
     "chat": 4, "audit": 4, "exports": 4, "workspace_settings": 4, "accounts": 4, "files": 4,
+    # The HTTP API: the pages' services and permission rules, for other programs.
+    "api": 5,
     # How a process starts and what it runs besides requests (the web server's tuning, the worker).
-    "runtime": 5,
+    "runtime": 6,
 }
 #: Template folders of the site's frame rather than of an app: Django's login pages.
 FRAME_FOLDERS = {"registration"}

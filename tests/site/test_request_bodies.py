@@ -75,7 +75,7 @@ def limits(settings):
 def test_a_declared_length_over_the_anonymous_limit_is_refused_before_anything_is_read(limits):
     status, headers, body, asked, app = call({"Content-Length": str(60 * MB)}, [b"x" * KB])
     assert status == 413 and asked == 0 and app.messages == []
-    assert "without a login a request may carry at most 64 KB" in body
+    assert "without a login or a token a request may carry at most 64 KB" in body
 
 
 @pytest.mark.django_db

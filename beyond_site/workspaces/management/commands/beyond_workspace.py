@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from pipeline.topology import TopologyError, parse_shorthand
-from beyond_site.workspaces import configuration, export_settings, knowledge, members
+from beyond_site.workspaces import configuration, export_settings, knowledge, members, tokens
 from beyond_site.workspaces.models import Membership, Workspace, WorkspaceEvent
 
 
@@ -76,6 +77,14 @@ class Command(BaseCommand):
         for option, what in CALIBRATION_OPTIONS.items():
             calibration.add_argument(f"--{option}", metavar="PERCENT", help=what)
         calibration.add_argument("--off", action="store_true", help="require no calibration")
+        token = sub.add_parser("create-token", help="make a personal API token for a user; prints it alone on "
+                                                    "its last line (shown once: only its hash is kept)")
+        token.add_argument("username")
+        token.add_argument("--name", default="Command line", help="what the token is for (default: Command line)")
+        token.add_argument("--days", type=int, default=90, help="how long it lasts, 1 to 365 days (default 90)")
+        token.add_argument("--read-only", action="store_true", help="it may read, never write")
+        token.add_argument("--workspace", action="append", metavar="SLUG",
+                           help="limit it to this workspace (repeat for several; default: all of the user's)")
         export = sub.add_parser("set-export", help="the deliverables' page furniture (a setting not named stays "
                                                    "as it is)")
         export.add_argument("slug")
@@ -87,6 +96,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         action = opts["action"]
+        if action == "create-token":
+            return self._create_token(opts)
         if action == "create":
             workspace, created = configuration.create_workspace(opts["slug"], opts["name"])
             self.stdout.write(f"{'Created' if created else 'Exists'}: workspace {workspace.slug} ({workspace.name})")
@@ -160,6 +171,26 @@ class Command(BaseCommand):
         except (ValueError, TopologyError, knowledge.DocumentRefused) as exc:
             raise CommandError(str(exc)) from None
         self._say_logged(workspace, after=last)
+
+    def _create_token(self, opts) -> None:
+        user = get_user_model().objects.filter(username=opts["username"]).first()
+        if user is None or not user.is_active:
+            raise CommandError(f"unknown or inactive user {opts['username']!r}")
+        chosen = []
+        for slug in opts["workspace"] or []:
+            workspace = Workspace.objects.filter(slug=slug).first()
+            if workspace is None:
+                raise CommandError(f"unknown workspace {slug!r}")
+            chosen.append(workspace)
+        try:
+            row, secret = tokens.create_token(user, opts["name"], days=opts["days"], read_only=opts["read_only"],
+                                              workspaces=chosen)
+        except tokens.TokenRefused as exc:
+            raise CommandError(str(exc)) from None
+        reach = ", ".join(w.slug for w in chosen) or "all of the user's workspaces"
+        self.stderr.write(f"Token {row.name!r} for {user.username}: {'read-only, ' if row.read_only else ''}{reach}, "
+                          f"until {row.expires_at.date().isoformat()}. It is shown once; only its hash is kept.")
+        self.stdout.write(secret)
 
     @staticmethod
     def _last_change(workspace) -> int:
