@@ -17,6 +17,10 @@ from beyond_site.workspaces.access import workspaces_for
 from beyond_site.workspaces.models import ApiToken
 
 
+#: The session key a new token waits under until the page shows it.
+SHOW_ONCE = "beyond_new_api_token"
+
+
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="What uses it, to tell it apart: “GRC sync”, “CI export”.")
     days = forms.IntegerField(min_value=tokens.MIN_DAYS, max_value=tokens.MAX_DAYS, initial=90,
@@ -62,9 +66,12 @@ def tokens_page(request):
             except tokens.TokenRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                return _page(request, TokenForm(user=request.user), made=secret, status=201)
+                # Post, redirect, get: a reload never makes a second token. The secret waits in the
+                # session for the one page that shows it, and leaves it there.
+                request.session[SHOW_ONCE] = secret
+                return redirect("api_tokens")
         return _page(request, form, status=400)
-    return _page(request, TokenForm(user=request.user))
+    return _page(request, TokenForm(user=request.user), made=request.session.pop(SHOW_ONCE, None))
 
 
 @login_required

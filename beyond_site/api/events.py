@@ -39,6 +39,21 @@ def _after(run_id: int, seq: int) -> tuple[list[dict], bool]:
     return rows, ended
 
 
+#: Reads in flight, by (loop, run, after): streams following one run at the same point share a read.
+_reads: dict[tuple[int, int, int], asyncio.Future] = {}
+
+
+async def _read(run_id: int, seq: int) -> tuple[list[dict], bool]:
+    """`_after(run_id, seq)`, read once for every stream waiting on it at the moment (ten dashboards
+    following one run cost one query a doorbell, not ten)."""
+    key = (id(asyncio.get_running_loop()), run_id, seq)
+    pending = _reads.get(key)
+    if pending is None:
+        pending = _reads[key] = asyncio.ensure_future(db(_after, "pages")(run_id, seq))
+        pending.add_done_callback(lambda _: _reads.pop(key, None))
+    return await asyncio.shield(pending)  # a stream that goes away does not cancel the others' read
+
+
 def sse(event: dict) -> str:
     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {data}\n\n"
@@ -65,7 +80,7 @@ async def stream(run_id: int, after: int):
         last, quiet = after, 0.0
         yield ": stream of run %d\n\n" % run_id
         while True:
-            events, ended = await db(_after, "pages")(run_id, last)
+            events, ended = await _read(run_id, last)
             if ended:
                 return
             for event in events:

@@ -4,6 +4,7 @@ is a run like any other."""
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Literal
 
 from asgiref.sync import async_to_sync
@@ -12,20 +13,21 @@ from ninja import Header, Query, Status
 from ninja.errors import HttpError
 
 from beyond_site.api.base import api, membership, run_for
-from beyond_site.api.schemas import RedoIn, RunIn, RunStarted, Stopped, Trace, answers
-from beyond_site.exports.document import CLASSIFICATIONS, nothing_to_export
+from beyond_site.api.schemas import Problem, RedoIn, RunIn, RunStarted, Stopped, Trace, answers
+from beyond_site.exports.document import CLASSIFICATIONS, filename, nothing_to_export
 from beyond_site.exports.formats import FORMATS
 from beyond_site.exports.views import options_from
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
 from beyond_site.runs.budgets import BudgetRefused
 from beyond_site.runs.models import Run, RunEvent
-from beyond_site.runs.naming import file_stem, document_title
 from beyond_site.runs import queue, selectors
 from beyond_site.runs.queue import (ConversationDeleted, NotRedoable, NotRetryable, may_stop, redo, regenerate,
                                     request_stop)
 from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.workspaces.access import WRITE
 from beyond_site.workspaces.models import Conversation, Document
+
+log = logging.getLogger("beyond.exports")
 
 #: An Idempotency-Key is kept as the run's key, under this prefix (a form's keys never have it).
 KEY_PREFIX = "api-"
@@ -148,7 +150,7 @@ DOCUMENT_TYPES = {f.content_type.split(";")[0]: {"schema": {"type": "string", "f
 DOCUMENT_TYPES["application/json"] = {"schema": {"$ref": "#/components/schemas/Trace"}}
 
 
-@api.get("/runs/{run_id}/export", response=answers({200: None}), tags=["runs"],
+@api.get("/runs/{run_id}/export", response=answers({200: None, 422: Problem}), tags=["runs"],
          openapi_extra={"responses": {200: {"description": "The file", "content": DOCUMENT_TYPES}}})
 def export_run(request, run_id: int, format: Format = "md", edition: Edition = "audit",
                classification: Classification | None = Query(None, description="The marking on every page "
@@ -163,9 +165,15 @@ def export_run(request, run_id: int, format: Format = "md", edition: Edition = "
         raise HttpError(409, nothing)
     fmt = FORMATS[format]
     options = options_from({"classification": classification, "endnotes": "1" if endnotes else ""})
-    body = fmt.render(run, edition, options)
+    try:
+        body = fmt.render(run, edition, options)
+    except Exception as exc:  # as the page says it: why, and which formats still work
+        log.exception("export %s of run %s failed", format, run.pk)
+        others = ", ".join(other for other in FORMATS if other not in (format, "json"))
+        raise HttpError(422, f"This document could not be written as {fmt.label} ({type(exc).__name__}); "
+                             f"it can be exported as {others}.") from None
     response = HttpResponse(body, content_type=fmt.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{file_stem(document_title(run))}.{format}"'
+    response["Content-Disposition"] = f'attachment; filename="{filename(run, format, edition)}"'
     if run.requirements_gaps and edition == "client":
         response["Beyond-Coverage"] = f"{run.requirements_met} of {run.requirements_total} requirements met"
     return response

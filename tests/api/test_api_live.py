@@ -7,6 +7,7 @@ import http.client
 import io
 import json
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -78,6 +79,15 @@ def test_a_token_starts_a_run_and_its_stream_delivers_every_event_in_order_then_
     assert [(e["seq"], e["type"]) for e in trace["events"]] == [(e["id"], e["event"]) for e in events]
     assert [e["data"] for e in events] == trace["events"]  # each event's data is the trace's entry
     assert comments[0].startswith("stream of run")
+
+
+def test_streams_following_one_run_at_once_each_get_every_event(live):
+    """Streams at the same point of a run share their reads (api/events.py): none gets less."""
+    run_id = start(live)["id"]
+    with ThreadPoolExecutor(6) as pool:
+        seen = list(pool.map(lambda who: follow(live, run_id, who)[0], ["member", "admin", "auditor"] * 2))
+    assert all(events == seen[0] for events in seen) and seen[0][-1]["event"] in FINAL_TYPES
+    assert [e["id"] for e in seen[0]] == list(range(1, len(seen[0]) + 1))
 
 
 def test_a_disconnect_and_a_resume_lose_and_repeat_nothing(live):
@@ -220,3 +230,15 @@ def test_the_openapi_document_describes_every_operation(live):
         for method, op in item.items():
             assert "401" in op["responses"] and "application/problem+json" in op["responses"]["401"]["content"]
     assert document["components"]["securitySchemes"]["Token"]["scheme"] == "bearer"
+
+
+def test_the_worked_example_in_the_docs_runs_as_written(live, tmp_path):
+    text = (ROOT / "docs" / "api.md").read_text()
+    example = text.split("## A worked example", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env = {**live.env, "BEYOND_URL": live.base, "BEYOND_TOKEN": live.tokens["member"], "BEYOND_WORKSPACE": "acme"}
+    done = subprocess.run([PYTHON, "-c", example], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "ended: run_completed" in done.stdout and "step 1: " in done.stdout
+    saved = [p for p in tmp_path.iterdir() if p.suffix == ".docx"]
+    assert len(saved) == 1 and saved[0].name in done.stdout
+    assert Docx(saved[0]).paragraphs  # a Word document
