@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.screening import speaks_to_a_model
+
 
 @dataclass(frozen=True)
 class ReleasedStep:
@@ -116,7 +118,8 @@ def render_context(ctx: Context) -> str:
         for doc in docs:
             parts.append(f"# {title}: {doc.name}\n{doc.text}")
     for item in ctx.evidence:
-        parts.append(f"# Evidence {item.id}: {item.title or 'untitled'} ({item.url})\n{item.text}")
+        title = "" if speaks_to_a_model(item.title or "") else item.title
+        parts.append(f"# Evidence {item.id}: {title or 'untitled'} ({item.url})\n{item.text}")
     if ctx.frameworks:
         lines = [f"- {e.framework} {e.ref}: {e.title}" for e in ctx.frameworks]
         parts.append("# Framework reference (ids and short titles)\n" + "\n".join(lines))

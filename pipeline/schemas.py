@@ -12,6 +12,8 @@ from typing import Literal, get_args
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError, field_validator,
                       model_validator)
 
+from pipeline.screening import speaks_to_a_model
+
 
 class Citation(BaseModel):
     """One entry of the brief's approved citation set: a closed list."""
@@ -54,6 +56,13 @@ class EvidenceRef(BaseModel):
     id: str = Field(pattern=r"^E[1-9]\d{0,3}$")
     url: str = Field(min_length=1, max_length=2000)
     title: str = Field(default="", max_length=500)
+
+    @field_validator("title")
+    @classmethod
+    def _no_orders_in_the_title(cls, title: str) -> str:
+        # A page's title is the page author's words, copied into the brief the blind verifier reads
+        # as truth: one that addresses a model is left out (the URL names the page).
+        return "" if speaks_to_a_model(title) else title
 
 
 class Brief(BaseModel):

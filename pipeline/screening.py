@@ -27,14 +27,40 @@ ROLE_WORDS = ("verifier", "verifiers", "planner", "executor", "summarizer", "sum
 ORDER_WORDS = ("ignore", "disregard", "override", "bypass", "forget", "pretend", "obey", "must", "shall",
                "should", "always", "never", "approve", "pass", "passes", "fail", "return", "respond", "reply",
                "output", "you", "your", "yourself")
-_WORDS = re.compile(r"\b(?:" + "|".join(ROLE_WORDS + ORDER_WORDS) + r")\b", re.IGNORECASE)
+#: The same in their other forms and in the languages of the workspaces Beyond serves (French, German,
+#: Spanish, Italian): stems, matched at a word's start, on text without its accents.
+ORDER_STEMS = ("ignor", "disregard", "overrid", "overrul", "bypass", "forget", "forgot", "pretend", "obey",
+               "approuv", "aprueb", "genehmig", "valide[zr]", "oubli", "contourn", "vergiss", "vergess", "befolg",
+               "olvid", "dimentic", "istruzion", "anweisung", "prufer")
+#: Whole words: inflections and the other languages' must, always, never, you, pass and reply.
+ORDER_FORMS = ("passes", "passed", "passing", "returns", "returned", "returning", "responds", "replies",
+               "approves", "approved", "approving", "verificateur", "verificatrice", "verificatore", "verificador",
+               "instrucciones",
+               "doit", "doivent", "devez", "toujours", "jamais", "vous", "votre", "muss", "mussen", "musst",
+               "immer", "niemals", "sie", "debe", "deben", "siempre", "nunca", "usted", "deve", "devono",
+               "sempre", "reussir", "bestehen", "aprobar")
+_WORDS = re.compile(r"\b(?:" + "|".join(ROLE_WORDS + ORDER_WORDS + ORDER_FORMS) + r")\b"
+                    r"|\b(?:" + "|".join(ORDER_STEMS) + r")\w*", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    """`text` in NFKC, without its accents ("Règles" reads "Regles", "prüfer" "prufer")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFKC", "".join(c for c in decomposed if not unicodedata.combining(c)))
 #: Characters that frame, quote or format text: no name needs them.
 _FRAMING = re.compile(r"[\"“”«»`:;{}\[\]<>|=#*\\!?\n\r\t]")
 MAX_WORDS = 10
 
 
+def speaks_to_a_model(text: str) -> bool:
+    """Whether `text` (a web page's title, say) has words that address a model or give an order, or
+    control characters: such a text never reaches the verifier, which reads the brief as truth."""
+    normal = unicodedata.normalize("NFKC", text)
+    return bool(_WORDS.search(_plain(normal))) or any(unicodedata.category(char)[0] == "C" for char in normal)
+
+
 def fits_fact(value: str) -> bool:
     """Whether `value` may be stated as a fact (a name, a place, a purpose): short, plain words."""
     text = unicodedata.normalize("NFKC", value)
-    return (len(text.split()) <= MAX_WORDS and not _FRAMING.search(text) and not _WORDS.search(text)
+    return (len(text.split()) <= MAX_WORDS and not _FRAMING.search(text) and not _WORDS.search(_plain(text))
             and all(unicodedata.category(char)[0] != "C" for char in text))

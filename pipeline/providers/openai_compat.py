@@ -330,7 +330,8 @@ class OpenAICompatibleProvider:
 
     async def _read_stream(self, response: httpx.Response) -> ReplyState:
         state = ReplyState(streamed=True)
-        async for data in iter_sse_data(iter_lines(response, max_line_chars=self.options.max_reply_bytes)):
+        cap = self.options.max_reply_bytes
+        async for data in iter_sse_data(iter_lines(response, max_line_chars=cap), max_event_chars=cap):
             if data.strip() == DONE:
                 state.done = True
                 break

@@ -6,7 +6,7 @@ everything; one that cannot be read (5xx, timeout, connection failure) forbids e
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import httpx
@@ -14,6 +14,9 @@ import httpx
 from pipeline.net import AddressRefused, BodyRefused, read_body
 
 ROBOTS_MAX_BYTES = 500_000
+#: Redirects followed to a robots.txt (RFC 9309 asks for at least five).
+ROBOTS_MAX_REDIRECTS = 5
+_REDIRECTS = (301, 302, 303, 307, 308)
 
 
 class RobotsVerdict:
@@ -48,18 +51,30 @@ class RobotsCache:
         parser = RobotFileParser()
         try:
             async with asyncio.timeout(self.timeout_s):
-                # The transport checks every hop's address, so following redirects here is safe.
-                async with self.client.stream("GET", origin + "/robots.txt", follow_redirects=True) as response:
-                    if 400 <= response.status_code < 500:
-                        parser.parse([])
-                        return parser
-                    if response.status_code != 200:
-                        return RobotsVerdict.UNAVAILABLE
-                    # RFC 9309: the first 500 KiB at least are read; what follows is ignored.
-                    body = await read_body(response, max_bytes=ROBOTS_MAX_BYTES, cut=True)
+                body = await self._read(origin + "/robots.txt")
         except AddressRefused:
             return RobotsVerdict.REFUSED
-        except (httpx.HTTPError, TimeoutError, BodyRefused):
+        except (httpx.HTTPError, TimeoutError, BodyRefused, ValueError):
             return RobotsVerdict.UNAVAILABLE
+        if isinstance(body, str):
+            return body
         parser.parse(body.decode("utf-8", errors="replace").splitlines())
         return parser
+
+    async def _read(self, url: str) -> bytes | str:
+        """robots.txt's text (empty when it does not exist), or UNAVAILABLE. Redirects are followed
+        here, not by the client, which would read each redirect's own body whole and uncapped; a
+        redirect's body is never read. The transport checks every hop's address."""
+        for _ in range(ROBOTS_MAX_REDIRECTS + 1):
+            async with self.client.stream("GET", url) as response:
+                location = response.headers.get("location")
+                if response.status_code in _REDIRECTS and location:
+                    url = urljoin(url, location)
+                    continue
+                if 400 <= response.status_code < 500:
+                    return b""
+                if response.status_code != 200:
+                    return RobotsVerdict.UNAVAILABLE
+                # RFC 9309: the first 500 KiB at least are read; what follows is ignored.
+                return await read_body(response, max_bytes=ROBOTS_MAX_BYTES, cut=True)
+        return RobotsVerdict.UNAVAILABLE

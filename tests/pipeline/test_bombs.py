@@ -9,6 +9,7 @@ The bombs: 822 bytes declared `Content-Encoding: gzip, gzip` that decode to 400 
 """
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -42,6 +43,24 @@ def routes(layers: int, encoding: str) -> dict[str, Route]:
         "/json/v1/chat/completions": bombed("application/json"),
         "/stream/v1/chat/completions": bombed("text/event-stream"),
         "/error/v1/chat/completions": bombed("application/json", status=500),
+        "/lines/v1/chat/completions": Route(LINES, content_type="text/event-stream",
+                                            headers={"Content-Encoding": "gzip"}),
+    }
+
+
+#: A model stream of 100 MB of short `data:` lines with no blank line to end the event (about 100
+#: KB gzipped): each line is under every cap, their sum is not.
+LINES = gzip.compress(b"data: x\n" * (100_000_000 // 8), 9)
+
+
+def redirecting_robots(layers: int, encoding: str) -> dict[str, Route]:
+    """A site whose robots.txt is a redirect with a bomb as its own body: the redirect is followed,
+    its body never read."""
+    return {
+        "/small": Route(b"<html><body><p>A small page of text.</p></body></html>", content_type=HTML),
+        "/robots.txt": Route(gzip_bomb(layers), 301, "text/html",
+                             headers={"Content-Encoding": encoding, "Location": "/real-robots.txt"}),
+        "/real-robots.txt": Route(b"User-agent: *\nDisallow: /private/\n", content_type="text/plain"),
     }
 
 
@@ -74,6 +93,21 @@ def test_a_robots_txt_bomb_is_read_only_up_to_its_limit(bomb_site):
         assert (measured.outcome["status"], measured.outcome["reason"]) == ("failed", "robots_unavailable")
     else:                  # its first 500 KB are read (zeros: no rule), and the page after it
         assert (measured.outcome["status"], measured.outcome["body_bytes"]) == ("ok", 54), measured
+
+
+@pytest.mark.parametrize("form", sorted(BOMBS))
+def test_a_robots_txt_redirect_is_followed_without_reading_its_body(form):
+    with LoopbackSite(redirecting_robots(*BOMBS[form])) as server:
+        measured = measure("robots", server.origin)
+    assert_bounded(measured)
+    assert (measured.outcome["status"], measured.outcome["body_bytes"]) == ("ok", 54), measured
+
+
+def test_a_stream_of_data_lines_without_an_end_fails_the_call_within_its_cap(bomb_site):
+    _, server = bomb_site
+    measured = measure("provider-lines", server.origin)
+    assert_bounded(measured)
+    assert measured.outcome.get("error_kind") == "too_large", measured
 
 
 @pytest.mark.parametrize("form", ["json", "stream", "error"])

@@ -17,12 +17,13 @@ PIPELINE = ROOT / "pipeline"
 #: Each part of the pipeline (a module or a package, by its dotted name; the longest name that
 #: contains a module is its part) and its layer, lower numbers lower.
 LAYERS = {
+    # What a text must look like to be stated as a fact in a brief, or to reach the verifier at all
+    # (an instruction is neither): below the vocabulary, whose briefs and contexts apply it.
+    "pipeline.screening": -1,
     # The vocabulary and the plain tools: briefs and verdicts, badges, words, the context a run is
     # given, redaction, the prompts, the framework packs, the guarded network transport.
     "pipeline.schemas": 0, "pipeline.badges": 0, "pipeline.words": 0, "pipeline.context": 0,
     "pipeline.redaction": 0, "pipeline.prompts": 0, "pipeline.frameworks": 0, "pipeline.net": 0,
-    # What a value must look like to be stated as a fact in a brief (an instruction is none).
-    "pipeline.screening": 0,
     # What a provider is and what an endpoint accepts, below the topology that names them (the
     # rest of providers/ builds providers from a topology, two floors up).
     "pipeline.providers.base": 1, "pipeline.providers.profiles": 1,
