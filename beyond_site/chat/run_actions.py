@@ -2,6 +2,8 @@
 regenerate it, or edit its task and send it again (docs/working-loop.md)."""
 from __future__ import annotations
 
+import hashlib
+
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -48,6 +50,18 @@ ALREADY_AGAIN = "This run was already run again: the new run is further down."
 #: Run again's idempotency keys ("again-<run id>": one new run per run, whoever clicks); a
 #: submitted form's keys never start so (chat/views.py refuses one that does).
 AGAIN_KEY_PREFIX = "again-"
+#: The same for a redo, a regeneration and an edited task: the action on a run with the same words
+#: starts one run, however many times it is posted and by whom (a double click, two tabs, a
+#: replayed request); the answer to a repeat points to the run it started.
+REDO_KEY_PREFIX, REGENERATE_KEY_PREFIX, EDIT_KEY_PREFIX = "redo-", "regen-", "edit-"
+SERVER_KEY_PREFIXES = (AGAIN_KEY_PREFIX, REDO_KEY_PREFIX, REGENERATE_KEY_PREFIX, EDIT_KEY_PREFIX)
+ALREADY_STARTED = "This was asked already: its run is further down."
+
+
+def action_key(prefix: str, run_id: int, *words) -> str:
+    """The idempotency key of an action on run `run_id` with `words` (a step, an instruction, a task)."""
+    digest = hashlib.sha256("\x00".join(str(w) for w in words).encode()).hexdigest()[:40]
+    return f"{prefix}{run_id}-{digest}"
 
 
 @login_required
@@ -90,13 +104,16 @@ def _start(request, membership, start):
 
 def _new_run(request, membership, start):
     """Start a run with `start()` (a redo, a regeneration, an edited task) and answer with its
-    exchange, appended to the conversation; a refusal is a notice and nothing else changes."""
+    exchange, appended to the conversation; a refusal is a notice and nothing else changes, and a
+    repeat (the same action, already started) says where its run is."""
     started = _start(request, membership, start)
     if isinstance(started, HttpResponse):
         return started
-    run, _ = started
+    run, created = started
     if not request.htmx:
         return redirect("chat:conversation", membership.workspace.slug, run.conversation_id)
+    if not created:
+        return notice_only(request, ALREADY_STARTED)
     ctx = {"workspace": membership.workspace, "membership": membership, "can_write": True,
            "max_task_chars": MAX_TASK_CHARS, "conversation": run.conversation,
            "exchange": {"text": run.message.text, "rv": run_view(run.pk), "last": True}}
@@ -113,7 +130,9 @@ def redo_step(request, slug, run_id, index):
     instruction = request.POST.get("instruction", "")
     if "\x00" in instruction:
         return notice_only(request, "The instruction holds a character that cannot be stored.")
-    return _new_run(request, membership, lambda: redo(earlier, index, user=request.user, instruction=instruction))
+    key = action_key(REDO_KEY_PREFIX, earlier.pk, index, instruction.strip())
+    return _new_run(request, membership, lambda: redo(earlier, index, user=request.user, instruction=instruction,
+                                                      idempotency_key=key))
 
 
 @login_required
@@ -122,7 +141,8 @@ def regenerate_run(request, slug, run_id):
     """Draft a completed run's task anew, as a new run in the same conversation."""
     membership = access.require_membership(request, slug, access.WRITE)
     earlier = require_run(request, slug, run_id, access.WRITE)
-    return _new_run(request, membership, lambda: regenerate(earlier, user=request.user))
+    key = action_key(REGENERATE_KEY_PREFIX, earlier.pk)
+    return _new_run(request, membership, lambda: regenerate(earlier, user=request.user, idempotency_key=key))
 
 
 @login_required
@@ -137,4 +157,6 @@ def edit_task(request, slug, run_id):
     if len(task) > MAX_TASK_CHARS:
         return notice_only(request, f"This task is {len(task):,} characters long; a task is at most "
                                     f"{MAX_TASK_CHARS:,}. Nothing was sent.")
-    return _new_run(request, membership, lambda: edit_and_resend(earlier, task, user=request.user))
+    key = action_key(EDIT_KEY_PREFIX, earlier.pk, task)
+    return _new_run(request, membership, lambda: edit_and_resend(earlier, task, user=request.user,
+                                                                 idempotency_key=key))

@@ -23,7 +23,7 @@ from beyond_site.chat.conversations import first_page_change, page_number, searc
 from beyond_site.chat.notices import calibration_required, notice_only
 from beyond_site.chat.presenting import queued_view, run_views
 from beyond_site.chat.saved_tasks import picker_tasks
-from beyond_site.chat.run_actions import AGAIN_KEY_PREFIX, MAX_TASK_CHARS
+from beyond_site.chat.run_actions import MAX_TASK_CHARS, SERVER_KEY_PREFIXES
 from beyond_site.lib.inputs import NUL_REFUSED, BadInput, bad_request, has_nul, object_id
 from beyond_site.lib.uploads import megabytes, read_files_capped, unreadable_upload
 from beyond_site.runs.models import Run
@@ -162,7 +162,7 @@ def send(request, slug):
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
     if has_nul(task, key, request.POST.get("conversation")):
         return bad_request(request, NUL_REFUSED)
-    if key and key.startswith(AGAIN_KEY_PREFIX):  # Run again's own keys: a form never makes one
+    if key and key.startswith(SERVER_KEY_PREFIXES):  # the server's own keys: a form never makes one
         return bad_request(request, "This form's key is not one this page made: reload the page.")
     if not task:
         return notice_only(request, "Write a task first.", form_key=key)

@@ -290,6 +290,8 @@ SCOPED_TASKS = {
     "runtime/management/commands/beyond_worker.py": 1,
     # daphne's application instance for a connection, made as daphne.server makes it
     "runtime/daphne_bodies.py": 1,
+    # one read of a run's events shared by the API streams waiting on it; it ends on its own
+    "api/events.py": 1,
 }
 
 

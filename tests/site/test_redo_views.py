@@ -94,3 +94,35 @@ def test_run_again_of_a_redo_that_halted_redoes_the_step_again(finished, alice):
     _post(alice, "chat:run_again", halted.pk)
     again = Run.objects.get(retry_of=halted)
     assert (again.redo_of_id, again.redo_step, again.redo_instruction) == (finished.pk, 2, "Use the 24 h deadline.")
+
+
+def _six(user, name, *args, **data) -> list[int]:
+    """Six posts of one action at once (a double click, two tabs, a replayed request)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(6) as pool:
+        return [r.status_code for r in pool.map(lambda _: _post(user, name, *args, **data), range(6))]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("action", ["redo", "regenerate", "edit"])
+def test_an_action_posted_six_times_at_once_starts_one_run(finished, alice, action):
+    name, args, data, lineage = {
+        "redo": ("chat:redo", (finished.pk, 2), {"instruction": "Use the 24 h deadline."}, "redo_of"),
+        "regenerate": ("chat:regenerate", (finished.pk,), {}, "regenerates"),
+        "edit": ("chat:edit", (finished.pk,), {"message": "Draft a shorter note"}, "edited_from"),
+    }[action]
+    assert set(_six(alice, name, *args, **data)) == {200}
+    assert Run.objects.filter(**{lineage: finished}).count() == 1
+    repeat = _post(alice, name, *args, **data).content.decode()
+    # Said why: asked already (an edit: the earlier task is no longer the conversation's last).
+    assert "asked already" in repeat or (action == "edit" and "last task can be edited" in repeat)
+    assert Run.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redo_with_other_words_is_another_action(finished, alice):
+    _post(alice, "chat:redo", finished.pk, 2, instruction="Use the 24 h deadline.")
+    _post(alice, "chat:redo", finished.pk, 2, instruction="Name the DPO.")
+    _post(alice, "chat:redo", finished.pk, 3)
+    assert Run.objects.filter(redo_of=finished).count() == 3
