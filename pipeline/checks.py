@@ -55,6 +55,12 @@ class MechanicalChecks:
         return IntegrityGate(brief, self.evidence).check(text)
 
 
+#: A draft the model's output limit cut off (`finish_reason: length`): the verifier may find nothing
+#: wrong with the part it reads, but the step is not what its contract asked for.
+TRUNCATED_DRAFT = Issue(type="truncated_draft", detail="the model's output limit cut this draft off before its "
+                                                        "end: the step is incomplete")
+
+
 def empty_draft_issue(draft: str) -> Issue | None:
     """An `empty_draft` issue when the draft has no letter and no digit in any script (nothing, white
     space, zero-width characters, punctuation or Markdown marks alone), else None. What a stream cut

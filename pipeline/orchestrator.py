@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
 from pipeline.budget import Budget, Spending, token_bound
-from pipeline.checks import MechanicalChecks, empty_draft_issue
+from pipeline.checks import TRUNCATED_DRAFT, MechanicalChecks, empty_draft_issue
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -590,12 +590,12 @@ class Orchestrator:
     async def _inspect_step(self, brief: Brief, index: int) -> StepOutcome:
         by_model = self._checked_by == badges.BY_MODEL
         first = await self._render(brief, index, 1)
-        issues = await self._verify(brief, index, 1, first.text)
+        issues = await self._verify(brief, index, 1, first.text, truncated=first.truncated)
         if not issues:
             return self._released(index, badges.PASSED if by_model else badges.CHECKED, first)
         self._emit(ev.StepRerendering(step=index, issues=[i.model_dump() for i in issues]))
         second = await self._render(brief, index, 2, issues=issues, failed_draft=first.text)
-        issues_again = await self._verify(brief, index, 2, second.text)
+        issues_again = await self._verify(brief, index, 2, second.text, truncated=second.truncated)
         if empty_draft_issue(second.text):  # a warning would release it: an empty step halts instead
             raise StepHalt("the executor's draft was empty on the second attempt too; an empty step is never released"
                            if empty_draft_issue(first.text) else
@@ -633,9 +633,10 @@ class Orchestrator:
                                      truncated=completion.truncated))
         return completion
 
-    async def _verify(self, brief: Brief, index: int, attempt: int, draft: str) -> list[Issue]:
+    async def _verify(self, brief: Brief, index: int, attempt: int, draft: str, *, truncated: bool = False
+                      ) -> list[Issue]:
         """The issues found in this exact draft (empty: a pass), or StepHalt when the verifier
-        gave no parseable verdict in two calls on it."""
+        gave no parseable verdict in two calls on it. A truncated draft is never a pass."""
         self._emit(ev.StepVerifying(step=index, attempt=attempt, total=len(brief.steps)))
         model_issues: list[Issue] | None = None
         for _ in (1, 2):
@@ -655,8 +656,8 @@ class Orchestrator:
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
-        empty = empty_draft_issue(draft)
-        found = ([empty] if empty else []) + self.checks.draft_issues(brief, draft)
+        cut = [issue for issue in (empty_draft_issue(draft), TRUNCATED_DRAFT if truncated else None) if issue]
+        found = cut + self.checks.draft_issues(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
         self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,
                                       parsed=mechanical, error=None))

@@ -27,9 +27,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from beyond_site.exports.blocks import Callout, Code, Heading, ListBlock, Paragraph, Table, plain
 from beyond_site.exports.client import PART
 from beyond_site.exports.document import Deliverable
+from beyond_site.lib.csv_guard import FORMULA_STARTS  # the one list of formula triggers, full-width ones too
 
-#: What a spreadsheet reads as the start of a formula (the CSV exports' guard uses the same list).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 SHEET_CHARS = 31
 CELL_CHARS = 32767  # Excel's limit on a cell's text
 MAX_WIDTH, MIN_WIDTH = 60, 8

@@ -311,3 +311,17 @@ async def test_an_empty_rerender_halts_where_issues_twice_would_release_it_with_
     assert of_type(events, "step_released") == []
     assert of_type(events, "step_halted")[0]["reason"] == ("the executor's re-rendered draft was empty; an empty "
                                                            "step is never released")
+
+
+async def test_a_truncated_draft_is_never_a_pass(tmp_path):
+    """A draft the output limit cut off fails its attempt whatever the verifier says: re-rendered,
+    and released with a warning (never "passed") when the re-render is cut off too."""
+    cut = {"content": "Access is granted through the service desk and", "finish_reason": "length"}
+    events, _ = await run_scripted(tmp_path, scripting.script({
+        1: {"executor": [cut, "Access is granted through the service desk."], "verifier": [PASS, PASS]},
+        2: {"executor": [cut, cut], "verifier": [PASS, PASS]}}))
+    first, second = of_type(events, "step_released")
+    assert first["badge"] == "passed_after_rerender" and first["content"].endswith("desk.")
+    assert second["badge"] == "warning" and second["warnings"][0].startswith("Truncated")
+    mechanical = [v for v in of_type(events, "verdict_recorded") if v["source"] == "mechanical" and v["step"] == 2]
+    assert [v["parsed"]["issues"][0]["type"] for v in mechanical] == ["truncated_draft"] * 2

@@ -120,3 +120,13 @@ def test_the_export_link_gives_the_workbook(run, alice):
     assert response["Content-Type"] == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
     assert response["Content-Disposition"].endswith('records-of-processing-for-the-hr-department-v1.xlsx"')
     assert book(response.content).sheetnames[1:] == ["Register of processing", "Assets"]
+
+
+@pytest.mark.parametrize("value", ["＝HYPERLINK(\"http://evil.example\",\"x\")", "＋1+2", "－3", "＠SUM(A1)",
+                                   "=1+1", "@cmd", "\t=1"])
+def test_a_cell_that_opens_like_a_formula_stays_text_full_width_forms_too(value):
+    from openpyxl import Workbook
+
+    cell = Workbook().active["A1"]
+    xlsx.text_cell(cell, value)
+    assert cell.data_type == "s" and cell.quotePrefix and cell.value == value
