@@ -311,8 +311,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     # A 403 is one line with its reason, not a traceback (beyond_site/lib/logs.py).
-    "filters": {"one_line_403": {"()": "beyond_site.lib.logs.OneLineForbidden"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # No token of an invitation, a password reset or the API in any line (beyond_site/lib/logs.py).
+    "filters": {"one_line_403": {"()": "beyond_site.lib.logs.OneLineForbidden"},
+                "no_secrets": {"()": "beyond_site.lib.logs.NoSecretsInPaths"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["no_secrets"]}},
     "root": {"handlers": ["stderr"], "level": os.getenv("BEYOND_LOG_LEVEL", "WARNING")},
     "loggers": {"beyond": {"level": os.getenv("BEYOND_LOG_LEVEL", "INFO"), "propagate": True},
                 "django.request": {"filters": ["one_line_403"]}},

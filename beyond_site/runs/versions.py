@@ -4,7 +4,8 @@ Every finished run of a conversation that released at least one step is a new ve
 conversation's document, numbered 1, 2, 3... in the order the runs were started (a follow-up, a
 run again, a redo: each that released something is the next version). A run that released nothing
 (halted before its first step, declined, stopped early) is no version, and a run still going is
-not one yet.
+not one yet. Nor is a redo that did not complete: it would be the earlier version with its sections
+from the redone step on missing, so the version it redoes stays the newest.
 
 A member marks the conversation's newest version final (`mark_final`); the number is kept on the
 conversation (`Conversation.final_version`) and the change is on the workspace's change log, with
@@ -57,15 +58,22 @@ class DocumentVersion:
         return self.number is not None and self.number == self.latest
 
 
-def _released_anything():
-    return Exists(Step.objects.filter(run=OuterRef("pk"), status=Step.RELEASED))
+#: The ends of a redo that make it no version (anything but completed).
+_UNFINISHED_REDO = [status for status in Run.FINISHED if status != Run.COMPLETED]
+
+
+def _version_runs(**where):
+    """The runs that are versions of their conversation's document, among those `where` selects."""
+    released = Exists(Step.objects.filter(run=OuterRef("pk"), status=Step.RELEASED))
+    return (Run.objects.filter(status__in=Run.FINISHED, **where).filter(released)
+            .exclude(redo_of__isnull=False, status__in=_UNFINISHED_REDO))
 
 
 def versions_of(conversation_ids) -> dict[int, list[int]]:
     """{conversation id: its version runs' ids, version 1 first}."""
     out: dict[int, list[int]] = defaultdict(list)
-    rows = (Run.objects.filter(conversation_id__in=list(conversation_ids), status__in=Run.FINISHED)
-            .filter(_released_anything()).order_by("conversation_id", "pk").values_list("conversation_id", "pk"))
+    rows = (_version_runs(conversation_id__in=list(conversation_ids))
+            .order_by("conversation_id", "pk").values_list("conversation_id", "pk"))
     for conversation_id, run_id in rows:
         out[conversation_id].append(run_id)
     return out
@@ -89,8 +97,7 @@ def version_in(run: Run, ordered: list[int], final: int | None) -> DocumentVersi
 
 def conversation_versions_query(conversation_id: int):
     """One conversation's version runs: [(id,)], version 1 first (what `versions_of` reads of it)."""
-    return (Run.objects.filter(conversation_id=conversation_id, status__in=Run.FINISHED)
-            .filter(_released_anything()).order_by("pk").values_list("pk"))
+    return _version_runs(conversation_id=conversation_id).order_by("pk").values_list("pk")
 
 
 def final_version_query(conversation_id: int):

@@ -2,7 +2,8 @@
 
 A web process (beyond_site/asgi.py calls `start_web_process` as it loads the application):
 
-1. the body limits, when daphne serves (`daphne_bodies`: too large bodies refused as they arrive);
+1. the body limits and the access log's cleaning, when daphne serves (`daphne_bodies`: too large
+   bodies refused as they arrive; `daphne_access`: no token in an access log line);
 2. the warm-up, when daphne's command line serves, before it listens (`warmup`);
 3. once its event loop runs (daphne's reactor says when; a server that speaks ASGI's lifespan
    protocol, such as uvicorn, says so with its startup message),
@@ -22,7 +23,7 @@ import sys
 
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.runner import sweep_forever
-from beyond_site.runtime import daphne_bodies, warmup
+from beyond_site.runtime import daphne_access, daphne_bodies, warmup
 
 log = logging.getLogger("beyond.runtime")
 
@@ -32,6 +33,7 @@ _background: dict[asyncio.AbstractEventLoop, list[asyncio.Task]] = {}
 def start_web_process() -> None:
     """Steps 1 and 2 now (the application is loading), step 3 when the event loop runs."""
     daphne_bodies.install()
+    daphne_access.install()
     if warmup.daphne_serves():
         warmup.prepare_process()
     reactor = sys.modules.get("twisted.internet.reactor")
