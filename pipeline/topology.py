@@ -27,6 +27,8 @@ class RoleConfig(BaseModel):
     path: str | None = None
     base_url: str | None = Field(default=None, max_length=500)
     max_tokens: int | None = Field(default=None, ge=1)
+    #: The model's context window in tokens, when its profile does not know it (pipeline/window.py).
+    context_tokens: int | None = Field(default=None, ge=512, le=10_000_000)
     #: What the endpoint accepts: a profile's name ("llamacpp"), per-field overrides of the
     #: provider's default profile ({"structured_output": "json_object"}), or both ({"name":
     #: "litellm", "effort_field": "reasoning_effort"}); see pipeline/providers/profiles.py.

@@ -21,6 +21,7 @@ from django.db.models import Q
 
 from pipeline.context import Context, Document as ContextDocument, HistoryMessage, ReleasedStep, render_context
 from pipeline.frameworks import Pack
+from pipeline.window import Fitted
 from beyond_site.workspaces.chunking import estimate_tokens
 from beyond_site.workspaces.frameworks import available_packs, imported_packs, select_entries
 from beyond_site.runs.models import Run, Step
@@ -73,14 +74,20 @@ class Reads:
     documents: Callable = lambda workspace_id, conversation_id: documents_query(workspace_id, conversation_id)
 
 
-def assemble_context(run, *, budget: int | None = None, imported: dict[str, Pack] | None = None,
+def assemble_context(run, *, budget: int | Fitted | None = None, imported: dict[str, Pack] | None = None,
                      reads: Reads = Reads()) -> Context:
-    """Everything the run's workspace and conversation know, fitted to `budget` tokens
-    (default settings.BEYOND_CONTEXT_BUDGET_TOKENS), as plain data for the pipeline. `imported`:
-    the imported packs, when the caller already read them (workspaces/frameworks.py)."""
-    budget = budget or settings.BEYOND_CONTEXT_BUDGET_TOKENS
-    workspace = run.workspace
+    """Everything the run's workspace and conversation know, fitted to `budget` tokens (default
+    settings.BEYOND_CONTEXT_BUDGET_TOKENS; a `Fitted` budget when a model's window decided it,
+    pipeline/window.py), as plain data for the pipeline. `imported`: the imported packs, when the
+    caller already read them (workspaces/frameworks.py)."""
     notes: list[str] = []
+    if isinstance(budget, Fitted):
+        if budget.window is not None:
+            notes.append(f"context fitted to {budget.budget:,} tokens: the {budget.role}'s model takes "
+                         f"{budget.window:,} tokens in all, with room for its instructions and its reply")
+        budget = budget.budget
+    budget = settings.BEYOND_CONTEXT_BUDGET_TOKENS if budget is None else budget
+    workspace = run.workspace
 
     base = Context(task=run.task, memories=tuple(text for (text,) in reads.memories(workspace.pk)),
                    history=_history(run, reads), workspace_name=workspace.name)

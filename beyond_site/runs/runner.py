@@ -26,7 +26,8 @@ from pipeline.frameworks import Pack
 from pipeline.orchestrator import Orchestrator, Redo, Research, RunSettings
 from pipeline.providers import close_all
 from pipeline.research import FetchPolicy, search_setting
-from pipeline.topology import parse_topology
+from pipeline.topology import TopologyError, parse_topology
+from pipeline.window import context_budget
 from beyond_site.lib import leases
 from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import role_providers
@@ -78,9 +79,19 @@ def starting(run_id: int, run: Run | None = None) -> Starting:
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
     imported = imported_packs()  # read once, for the context and for the mechanical checks
-    return Starting(run, assemble_context(run, imported=imported, reads=START_READS),
+    return Starting(run, assemble_context(run, budget=_fitted_budget(run), imported=imported, reads=START_READS),
                     enabled_imported_packs(run.workspace, imported), run_budget(run.workspace),
                     files_still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
+
+
+def _fitted_budget(run: Run):
+    """The context budget of the run's topology: the site's, or less where a model's window needs
+    it (pipeline/window.py). A topology that cannot be read gets the site's: the run then fails on
+    it with its own message."""
+    try:
+        return context_budget(parse_topology(run.topology), settings.BEYOND_CONTEXT_BUDGET_TOKENS)
+    except TopologyError:
+        return None
 
 
 async def _when_files_are_read(start: Starting) -> Starting:

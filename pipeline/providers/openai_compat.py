@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -319,6 +320,13 @@ class OpenAICompatibleProvider:
         detail = self.error_message(_json_or_none(body))
         if response.is_redirect:
             detail = "it answered with a redirect, and redirects are not followed for model endpoints"
+        over = context_overflow(detail) if status == 400 and detail else None
+        if over:  # the same request would be refused again: in words, and not retried
+            needed, window = over
+            return _AttemptFailed("context_too_long", self._safe(
+                f"HTTP 400 from {self.name}: the task and context need {needed:,} tokens; this model takes "
+                f"{window:,} (its context window). Set the role's context_tokens to {window} so that runs fit it"),
+                retryable=False, status=status)
         # A server that wanted a key says 401 or 403, or (some local servers) a 500 with no word.
         missing_key = status in (401, 403) or (status >= 500 and not detail)
         note = self._no_key_note if missing_key else None
@@ -466,6 +474,24 @@ def _reasoning_text(part: dict) -> str:
             if isinstance(text, str):
                 pieces.append(text)
     return "".join(pieces)
+
+
+#: How servers say a request is over the model's window: (needed, window) from llama-cpp-python,
+#: from OpenAI and vLLM, and from llama.cpp's server.
+_OVERFLOW = (
+    (re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)", re.I), (1, 2)),
+    (re.compile(r"maximum context length is (\d+) tokens.*?(?:requested|resulted in) (\d+) tokens", re.I | re.S), (2, 1)),
+    (re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)", re.I), (1, 2)),
+)
+
+
+def context_overflow(detail: str) -> tuple[int, int] | None:
+    """(tokens the request needed, the model's window) when `detail` says it was over the window."""
+    for pattern, (needed, window) in _OVERFLOW:
+        found = pattern.search(detail)
+        if found:
+            return int(found.group(needed)), int(found.group(window))
+    return None
 
 
 def _json_or_none(body: bytes) -> Any:

@@ -62,6 +62,9 @@ class EndpointProfile(BaseModel):
     fills_in_stream_usage: bool = False
     #: Calls in flight at once per endpoint in this process; None: no limit of ours.
     concurrency: int | None = Field(default=None, ge=1)
+    #: The model's context window in tokens (prompt and reply together) when the endpoint's kind
+    #: tells it; None: unknown (a role's `context_tokens` says it). Runs fit their context to it.
+    context_tokens: int | None = Field(default=None, ge=512)
     #: What one limit covers: the whole server (it serves one request at a time whatever the
     #: model name) or each model it serves.
     limit_per: Literal["server", "model"] = "model"
@@ -151,6 +154,9 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         concurrency=1,
         limit_per="server",
         retries=2,
+        # Its server does not say its window; `make model-server` starts it with --n_ctx 8192. A
+        # server started with another (its own default is 2048) needs the role's context_tokens.
+        context_tokens=8192,
     ),
     EndpointProfile(
         name="transformers",

@@ -30,7 +30,7 @@ LAYERS = {
     # A run's terms: which model serves each role, the typed events, the budget, strict parsing.
     "pipeline.topology": 2, "pipeline.events": 2, "pipeline.budget": 2, "pipeline.parsing": 2,
     # What each role is asked, and the mechanical checks.
-    "pipeline.requests": 3, "pipeline.task_check": 3, "pipeline.citations": 3, "pipeline.integrity": 3,
+    "pipeline.requests": 3, "pipeline.task_check": 3, "pipeline.window": 3, "pipeline.citations": 3, "pipeline.integrity": 3,
     # The checks a released step passes, and web research.
     "pipeline.checks": 4, "pipeline.research": 4,
     # The specifics of a released step, looked for in what its executor was given (advisory).

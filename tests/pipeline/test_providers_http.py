@@ -381,3 +381,21 @@ async def test_the_api_key_never_reaches_exceptions_or_logs(caplog):
     assert "retry 1 of 2" in caplog.text
     assert API_KEY not in caplog.text
     assert API_KEY not in repr(provider)
+
+
+@pytest.mark.parametrize("message", [
+    # llama-cpp-python's server (llama_cpp/server/errors.py), OpenAI's, and llama.cpp's llama-server
+    "This model's maximum context length is 8192 tokens. However, you requested 9345 tokens (7297 in the "
+    "messages, 2048 in the completion). Please reduce the length of the messages or completion.",
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in 9345 tokens. "
+    "Please reduce the length of the messages.",
+    "the request (9345 tokens) exceeds the available context size (8192 tokens), try increasing it",
+])
+async def test_a_request_over_the_models_window_is_refused_in_words_and_not_retried(message):
+    replay = Replay(httpx.Response(400, json={"error": {"message": message, "code": "context_length_exceeded"}}),
+                    sse(*OK_STREAM))
+    with pytest.raises(PermanentError) as caught:
+        await openrouter(replay).complete(ask())
+    assert caught.value.kind == "context_too_long" and len(replay.requests) == 1
+    assert "need 9,345 tokens; this model takes 8,192" in str(caught.value)
+    assert "context_tokens to 8192" in str(caught.value)

@@ -53,6 +53,8 @@ def check_release_rules(trace: dict) -> None:
             assert len(step["attempts"]) == 2  # inspected twice, did not pass
         assert any(ch.isalnum() for ch in step["content"]), "an empty draft is never released"
         assert (TRUNCATED in step["warnings"]) == bool(last["truncated"]), step
+        if last["truncated"]:  # a draft cut off by the output limit is never a pass
+            assert step["badge"] == "warning", step
     for step in steps:
         for attempt in step["attempts"]:
             verdicts = model_verdicts(attempt)

@@ -14,6 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.core.management import call_command
 
+from beyond_site.runs.contexts import context_messages
 from beyond_site.runs.models import ModelCall, Run, Step
 from beyond_site.runs.queue import claim_run, request_stop, run_again, start_run
 from beyond_site.runs.runner import execute_run
@@ -165,3 +166,31 @@ def test_the_verifier_alone_behind_a_scripted_planner_brief(workspace, model_ser
     assert verifier_calls and all(c.model == MODEL for c in verifier_calls)
     # The invented control is the citation gate's to catch, whatever the model said: never passed.
     assert all(s["badge"] != "passed" for s in trace["steps"] if s["index"] == 3)
+
+
+@pytest.mark.parametrize("window", [None, 4096])
+def test_with_every_framework_enabled_no_request_goes_over_the_models_window(workspace, model_server, window):
+    """make model-server's window (8,192 tokens, the llama-cpp-python profile's), or a topology's
+    smaller `context_tokens`: the context is fitted to it and no request is refused for its length."""
+    from beyond_site.workspaces import knowledge
+    from beyond_site.workspaces.frameworks import available_packs
+
+    workspace.enabled_frameworks = list(available_packs())
+    workspace.save(update_fields=["enabled_frameworks"])
+    knowledge.add_memory(workspace, "Acme is a 20-person accounting firm with one office in Leeds.")
+    policy = "\n\n".join(f"Section {n}. Access to client files is granted by the office manager on request, "
+                         f"reviewed every quarter, and removed on the day a person leaves." for n in range(400))
+    knowledge.add_document(workspace, "access-policy.md", policy.encode())
+    extra = {} if window is None else {"context_tokens": window}
+    topo = topology(model_server, planner=role(model_server, "planner", **extra),
+                    executor=role(model_server, "executor", **extra))
+    trace = finished(beyond_run("--task", "Draft a short ISO/IEC 27001:2022 access control policy for a 20-person "
+                                "company", "--topology", json.dumps(topo)))
+    check_release_rules(trace)
+    planner = ModelCall.objects.filter(run_id=trace["run"]["id"], role="planner").select_related("context").first()
+    assert "context fitted to" in "\n".join(m["content"] for m in context_messages(planner.context))
+    limit = window or 8192
+    for call in ModelCall.objects.filter(run_id=trace["run"]["id"]):
+        assert not (call.error and "context" in call.error), call.error
+        if call.input_tokens is not None and call.role in ("planner", "executor"):
+            assert call.input_tokens + topo[call.role]["max_tokens"] <= limit, (call.role, call.input_tokens)

@@ -85,3 +85,26 @@ def test_the_assembly_is_deterministic(workspace):
     first = rendered(assemble_context(queued_run(workspace, TASK), budget=4000))
     second = rendered(assemble_context(queued_run(workspace, TASK), budget=4000))
     assert first == second
+
+
+def test_a_models_window_fits_the_context_and_the_notes_say_so(workspace):
+    """A topology whose planner and executor take 8,192 tokens (make model-server's model) gets a
+    context fitted to them, with every framework enabled, and its notes say why."""
+    from beyond_site.runs.runner import starting
+    from beyond_site.workspaces.frameworks import available_packs
+    from pipeline.topology import ROLES
+    from pipeline.window import context_budget
+    from pipeline.topology import parse_topology
+
+    model = {"provider": "openai", "model": "gemma", "base_url": "http://127.0.0.1:8088/v1",
+             "profile": "llama-cpp-python"}
+    workspace.enabled_frameworks = list(available_packs())
+    workspace.save(update_fields=["enabled_frameworks"])
+    run = queued_run(workspace, TASK)
+    run.topology = {role: model for role in ROLES}
+    run.save(update_fields=["topology"])
+    fitted = context_budget(parse_topology(run.topology), 100_000)
+    ctx = starting(run.pk).context
+    assert estimate_tokens(rendered(ctx)) <= fitted.budget < 8192
+    assert any("the executor's model takes 8,192 tokens" in note for note in ctx.notes)
+    assert "MEMORY-MARKER" in rendered(ctx) and ctx.frameworks  # what always goes in still does
