@@ -29,7 +29,7 @@ from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, ProviderError
 from pipeline.requests import (build_executor_request, build_planner_request, build_summarizer_request,
-                               build_verifier_request, planner_placeholders)
+                               build_verifier_request, planner_placeholders, verifier_placeholders)
 from pipeline.requirements import (DECLINED, DELIVERABLE, DOCUMENT, UNMET, Ask, BriefCheck, check_brief, coverage,
                                    coverage_line, read_asks, send_back_note, trace, unplanned_trace)
 from pipeline.research import FetchPolicy, SearchBackend, run_research
@@ -645,7 +645,7 @@ class Orchestrator:
             raw: str | None = None
             try:
                 raw = (await self._call(request)).text
-                verdict = parse_verdict(raw)
+                verdict = parse_verdict(raw, placeholders=verifier_placeholders())
             except (ProviderError, ReplyError) as exc:
                 self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="model", raw=raw,
                                               parsed=None, error=str(exc)))

@@ -10,6 +10,7 @@ writes (docs/model-servers.md).
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable
@@ -71,8 +72,26 @@ def _words(text: str) -> str:
 
 
 def _begins_a_slot(words: str, slots: set[str]) -> bool:
-    """The whole of a slot, or its first four words or more (the model stops mid-slot too)."""
-    return any(words == slot or (words.count(" ") >= 3 and slot.startswith(words + " ")) for slot in slots)
+    """The whole of a slot, or its first four words or more (the model stops mid-slot too), or
+    nearly so: a small model parrots with a word changed ("what you can do and what would make
+    it possible" for "what you cannot do and ..."), four in five words the same, in order."""
+    if any(words == slot or (words.count(" ") >= 3 and slot.startswith(words + " ")) for slot in slots):
+        return True
+    said = words.split()
+    if len(said) < 4:
+        return False
+    for slot in slots:
+        start = slot.split()[:len(said)]
+        if difflib.SequenceMatcher(None, said, start, autojunk=False).ratio() >= 0.8:
+            return True
+    return False
+
+
+def _slot_like(value: str, slots: set[str]) -> bool:
+    """A value that is a slot of the instructions: one in brackets, one whose bracket the model
+    opened and never closed ("<what you ..."), or a slot's words without the brackets."""
+    bare = value.strip().rstrip("}],\"' ")
+    return bool(SLOT.fullmatch(bare) or bare.startswith("<") or _begins_a_slot(_words(bare), slots))
 
 
 def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None:
@@ -87,7 +106,7 @@ def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None
         fields += [(f"step {step.index}'s title", step.title), (f"step {step.index}'s content_spec", step.content_spec)]
     for name, value in fields:
         bare = value.strip().rstrip("}],\"' ")
-        if SLOT.fullmatch(bare) or _begins_a_slot(_words(bare), slots):
+        if _slot_like(value, slots):
             return (f"the brief's {name} is a placeholder of the instructions ({value.strip()[:120]!r}), "
                     "not words of its own about this task")
         if not _words(bare):
@@ -95,8 +114,20 @@ def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None
     return None
 
 
-def parse_verdict(text: str) -> Verdict:
+def parse_verdict(text: str, *, placeholders: Iterable[str] = ()) -> Verdict:
+    """The verdict in `text`. `placeholders` are the example values of the verifier's instructions
+    ("what is wrong, precisely"): an issue that hands one back found nothing; the verdict is then
+    unparseable (asked again, never a pass or a failure it did not find)."""
     try:
-        return Verdict.model_validate(_json_object(text))
+        verdict = Verdict.model_validate(_json_object(text))
     except ValidationError as exc:
         raise ReplyError(f"the verdict does not validate: {describe_errors(exc)}") from None
+    slots = {_words(p) for p in placeholders} - {""}
+    for n, issue in enumerate(verdict.issues, 1):
+        # A quote is the draft's own words, which may open with "<" ("<= 5 days"): its slot words only.
+        for name, value, parroted in (("detail", issue.detail, _slot_like(issue.detail, slots)),
+                                      ("quote", issue.quote, bool(slots) and _begins_a_slot(_words(issue.quote), slots))):
+            if value and parroted:
+                raise ReplyError(f"issue {n}'s {name} is the instructions' example ({value.strip()[:80]!r}), "
+                                 "not a finding in this draft")
+    return verdict

@@ -6,6 +6,7 @@ The verifier's request is built by `build_verifier_request` from the brief and t
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import cache
 
 from pipeline import prompts
@@ -44,6 +45,15 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
 def planner_placeholders() -> tuple[str, ...]:
     """The <...> slots of the planner's instructions, which a brief must not hand back as its own words."""
     return tuple(SLOT.findall(prompts.load("planner")))
+
+
+#: A JSON string value of the verifier's example verdict ("detail": "what is wrong, precisely").
+_EXAMPLE_VALUE = re.compile(r'"(?:detail|quote)":\s*"([^"]+)"')
+
+
+def verifier_placeholders() -> tuple[str, ...]:
+    """The example values of the verifier's instructions, which a verdict must not hand back."""
+    return tuple(_EXAMPLE_VALUE.findall(prompts.load("verifier")))
 
 
 def _fence(label: str, text: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from pipeline.parsing import ReplyError, parse_verdict
 from pipeline.providers.base import CompletionRequest, Provider, ProviderError
+from pipeline.requests import verifier_placeholders
 from pipeline.topology import RoleConfig
 
 from .contracts import CONTRACTS, verifier_request
@@ -137,7 +138,7 @@ async def _verify(provider: Provider, request: CompletionRequest, draft_id: str,
                          "output": usage.output, "reasoning": usage.reasoning} if usage else None,
                   cost=completion.cost, model_served=completion.model_served)
     try:
-        verdict = parse_verdict(completion.text)
+        verdict = parse_verdict(completion.text, placeholders=verifier_placeholders())
     except ReplyError as exc:
         return CallResult(draft_id, contract, UNPARSEABLE, error=str(exc), **common)
     return CallResult(draft_id, contract, PARSED, verdict=verdict.as_json(), **common)

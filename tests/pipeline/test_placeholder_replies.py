@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pipeline.parsing import ReplyError, parse_brief
-from pipeline.requests import planner_placeholders
+from pipeline.parsing import ReplyError, parse_brief, parse_verdict
+from pipeline.requests import planner_placeholders, verifier_placeholders
 from tests import scripting
 from tests.pipeline.helpers import of_type, run_scripted
 
@@ -80,3 +80,34 @@ async def test_two_copied_declines_fail_the_run_and_release_nothing(tmp_path):
     [failed] = of_type(events, "run_failed")
     assert "placeholder of the instructions" in failed["reason"]
     assert not of_type(events, "run_declined") and not of_type(events, "step_released")
+
+
+@pytest.mark.parametrize("reason", [
+    "<what you can do and what would make it possible",  # seen on gemma-3-270m: a word changed, cut short
+    "<what you cannot do",
+    "what you can not do and what would make it possible",
+])
+def test_a_slot_with_a_word_changed_or_its_bracket_left_open_is_refused(reason):
+    with pytest.raises(ReplyError, match="decline_reason is a placeholder of the instructions"):
+        parse_brief(declined(reason), placeholders=planner_placeholders())
+
+
+def test_the_verifiers_example_values_come_from_its_instructions():
+    assert "what is wrong, precisely" in verifier_placeholders()
+
+
+@pytest.mark.parametrize("detail, quote", [
+    ("what is wrong, precisely", "Access is granted on request."),
+    ("What is wrong, precisely.", "Access is granted on request."),
+    ("The step names no owner.", "the exact words of the draft at fault"),
+])
+def test_a_verdict_that_hands_back_the_example_is_unparseable(detail, quote):
+    verdict = {"pass": False, "issues": [{"type": "step_contract", "detail": detail, "quote": quote}]}
+    with pytest.raises(ReplyError, match="the instructions' example"):
+        parse_verdict(json.dumps(verdict), placeholders=verifier_placeholders())
+
+
+def test_a_verdict_in_its_own_words_parses_even_when_its_quote_opens_with_a_bracket():
+    verdict = {"pass": False, "issues": [{"type": "step_contract", "detail": "The step names no review period.",
+                                           "quote": "<= 5 days"}]}
+    assert parse_verdict(json.dumps(verdict), placeholders=verifier_placeholders()).issues[0].quote == "<= 5 days"
