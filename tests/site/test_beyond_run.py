@@ -131,14 +131,16 @@ def test_a_halt_lets_earlier_steps_finish_their_rerender_and_release_in_order(wo
     assert released_steps(trace) == [1]
 
 
-def test_it_marks_a_truncated_draft_and_still_verifies_it(workspace, tmp_path):
-    trace = run_script(tmp_path, scripting.script(
-        {1: {"executor": [{"content": "Cut off mid-sen", "finish_reason": "length"}], "verifier": [PASS]}}))
+def test_it_marks_a_truncated_draft_still_verifies_it_and_never_calls_it_passed(workspace, tmp_path):
+    cut = {"content": "Cut off mid-sen", "finish_reason": "length"}
+    trace = run_script(tmp_path, scripting.script({1: {"executor": [cut, cut], "verifier": [PASS, PASS]}}))
     step = trace["steps"][0]
-    assert step["attempts"][0]["truncated"] is True
-    assert step["badge"] == "passed"
-    assert any(w.startswith("Truncated") for w in step["warnings"])
-    assert step["attempts"][0]["verdicts"][0]["parsed"]["pass"] is True
+    assert [a["truncated"] for a in step["attempts"]] == [True, True]
+    assert step["badge"] == "warning"  # the verifier passed it; the output limit's cut is a finding of its own
+    assert step["warnings"][0].startswith("Truncated")
+    verdicts = step["attempts"][0]["verdicts"]
+    assert [v["parsed"]["pass"] for v in verdicts] == [True, False]  # the model's, then the mechanical
+    assert verdicts[1]["parsed"]["issues"][0]["type"] == "truncated_draft"
 
 
 def test_a_planner_reply_that_does_not_validate_gets_one_retry(workspace, tmp_path):

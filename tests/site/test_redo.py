@@ -90,7 +90,9 @@ def test_a_redo_that_gets_no_verdict_halts_and_releases_nothing_after_the_step(w
                  "--provider", _redo_script(tmp_path, [{"error": "timeout"}, {"error": "timeout"}]), name="redo")
     assert trace["run"]["status"] == "halted"
     assert [s["status"] for s in trace["steps"]] == ["released", "halted", "not_released"]
-    assert document_version(Run.objects.get(pk=earlier)).current is False  # the redo released step 1
+    # The redo released step 1 but halted: it is no version, and the document it redoes stays the newest.
+    assert document_version(Run.objects.get(pk=trace["run"]["id"])).number is None
+    assert document_version(Run.objects.get(pk=earlier)).current is True
     call_command("beyond_audit", "verify", stdout=io.StringIO())
 
 
