@@ -88,10 +88,11 @@ def _begins_a_slot(words: str, slots: set[str]) -> bool:
 
 
 def _slot_like(value: str, slots: set[str]) -> bool:
-    """A value that is a slot of the instructions: one in brackets, one whose bracket the model
-    opened and never closed ("<what you ..."), or a slot's words without the brackets."""
+    """A value that is a slot of the instructions: one in brackets, or a slot's words with or
+    without them (a bracket the model opened and never closed, "<what you cannot do", included).
+    A value that merely opens with "<" is a value: model text may be markup, shown escaped."""
     bare = value.strip().rstrip("}],\"' ")
-    return bool(SLOT.fullmatch(bare) or bare.startswith("<") or _begins_a_slot(_words(bare), slots))
+    return bool(SLOT.fullmatch(bare) or _begins_a_slot(_words(bare), slots))
 
 
 def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None:

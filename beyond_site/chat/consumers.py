@@ -20,7 +20,6 @@ from beyond_site.lib.busy import REFUSALS, is_refusal
 from beyond_site.lib.db import db
 from beyond_site.lib.ws_auth import resolve_user
 from beyond_site.chat import fragments
-from beyond_site.chat.sessions import session_group
 from beyond_site.runs.bells import run_group
 
 REFUSED = 4403
@@ -38,7 +37,6 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.group = run_group(self.run_id)
         self.last_seq = 0
         self.joined = False
-        self.session_group: str | None = None
         self.ended = False
         self.reading = asyncio.Lock()  # one read-and-push at a time: doorbells and the quiet check
         self.recheck: asyncio.Task | None = None
@@ -46,7 +44,6 @@ class RunConsumer(AsyncWebsocketConsumer):
         await self.accept()
         try:
             await resolve_user(self.scope)
-            await self._join_session()
             await self.subscribe()
             if not self.ended:
                 self.recheck = asyncio.create_task(self._read_when_quiet())
@@ -58,19 +55,6 @@ class RunConsumer(AsyncWebsocketConsumer):
             # The database is too busy to answer now: 1013 ("try again later") makes htmx reconnect,
             # and the new socket's snapshot catches up.
             await self.close(code=TRY_AGAIN)
-
-    async def _join_session(self):
-        """Join the login's group, so that its logout closes this socket (chat/sessions.py)."""
-        session = self.scope.get("session")
-        key = getattr(session, "session_key", None)
-        if key:
-            self.session_group = session_group(key)
-            await self.channel_layer.group_add(self.session_group, self.channel_name)
-
-    async def session_ended(self, message):
-        """The login this socket was opened with has logged out: nothing more is sent."""
-        self.ended = True
-        await self.close(code=REFUSED)
 
     async def subscribe(self):
         if not self.joined:
@@ -133,8 +117,6 @@ class RunConsumer(AsyncWebsocketConsumer):
             self.recheck.cancel()
         if getattr(self, "joined", False):
             await self.channel_layer.group_discard(self.group, self.channel_name)
-        if getattr(self, "session_group", None):
-            await self.channel_layer.group_discard(self.session_group, self.channel_name)
 
     async def _push(self, pushed):
         if pushed is None:  # not (or no longer) allowed to read this run

@@ -206,32 +206,3 @@ async def test_a_page_that_hears_nothing_reads_anyway_so_a_lost_last_bell_still_
     assert 'data-run-status="completed"' in final and "The recap." in final
     assert (await comm.receive_output())["type"] == "websocket.close"
 
-
-async def test_a_logout_closes_the_sessions_open_run_pages_and_only_its_own(running, alice):
-    from django.test import AsyncClient
-
-    def logged_in():
-        from django.test import Client
-        client = Client()
-        client.force_login(alice)
-        return client.cookies["sessionid"].value
-
-    first, second = [await database_sync_to_async(logged_in)() for _ in range(2)]
-    sockets = []
-    for session in (first, second):
-        comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/",
-                                     headers=[ORIGIN, (b"cookie", f"sessionid={session}".encode()), HOST])
-        assert (await comm.connect())[0]
-        await comm.receive_from()  # the snapshot
-        sockets.append(comm)
-
-    browser = AsyncClient(HTTP_ORIGIN=ORIGIN[1].decode())
-    browser.cookies["sessionid"] = first
-    await browser.post("/accounts/logout/")
-    closed = await sockets[0].receive_output(timeout=2)
-    assert closed == {"type": "websocket.close", "code": 4403}
-
-    rows = await database_sync_to_async(record)(running, released(2, "Second part."))
-    await ring_doorbell(running.pk, rows[-1].seq)
-    assert "Second part." in await sockets[1].receive_from()  # the other login's page goes on
-    await sockets[1].disconnect()
