@@ -216,19 +216,23 @@ def test_the_page_is_back_within_3_s_of_the_server_with_no_stale_notice(page, da
     expect(notice).to_contain_text("Could not reach the server", timeout=15_000)
     # Long enough that htmx's own backoff (doubling to 64 s) would be waiting tens of seconds.
     page.wait_for_timeout(20_000)
+    restarting = page.evaluate("performance.now()")
     daphne.start()  # the same port
     back = time.monotonic()
     expect(banner).to_contain_text("Connection back", timeout=3_000)
     expect(notice).not_to_contain_text("Could not reach the server", timeout=1_000)
     took = time.monotonic() - back
     attempts = page.evaluate("window.attempts")
-    gaps = [(b - a) / 1000 for a, b in zip(attempts, attempts[1:])]
+    # The knocking while the server was away: once it starts again, an attempt may wait for the
+    # starting server's handshake, which is the server's time, not the page's retry policy.
+    away = [at for at in attempts if at <= restarting]
+    gaps = [(b - a) / 1000 for a, b in zip(away, away[1:])]
     print(f"reconnected {took:.2f} s after the server answered again; {len(attempts)} attempts, "
           f"longest gap {max(gaps):.2f} s")
     assert took < 3
     # The page kept knocking every 2 s at most, however long the server was away (htmx's own
     # backoff doubles to 64 s: whether it is back in time after an outage is then luck).
-    assert len(attempts) >= 10 and max(gaps) <= 2.1
+    assert len(away) >= 10 and max(gaps) <= 2.1
     assert page.locator(BOX).input_value() == "A task typed while the server is away"  # still kept
 
 
