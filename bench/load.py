@@ -177,7 +177,7 @@ class Member:
 class Burst:
     """Is the load generator keeping up (its event loop's own lateness, its CPU until every submission
     was answered), and where the first web process's CPU went up to the moment 95% of the
-    submissions were answered (by thread: lib/threads.py names them for the operating system)."""
+    submissions were answered (by thread: runtime/threads.py names them for the operating system)."""
 
     def __init__(self, pid: int | None):
         self.pid = pid

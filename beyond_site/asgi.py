@@ -13,12 +13,12 @@ from beyond_site.runtime.admission import asgi_application  # noqa: E402
 
 django_asgi_app = asgi_application()
 
+from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from beyond_site.chat.routing import websocket_urlpatterns  # noqa: E402
 from beyond_site.lib.bodies import BodyLimitMiddleware  # noqa: E402
 from beyond_site.lib.origins import SameOriginWebsockets  # noqa: E402
-from beyond_site.lib.ws_auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)
 from beyond_site.runtime.process import Lifespan, start_web_process  # noqa: E402
 from beyond_site.workspaces.tokens import is_live  # noqa: E402
 

@@ -100,32 +100,12 @@ TEMPLATES = [
             ],
         },
     },
-    {
-        # The run fragments only (what a live page is sent at each event): beyond_site/chat/jinja.py.
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "NAME": "fragments",
-        "DIRS": [BASE_DIR / "templates" / "jinja2"],
-        "APP_DIRS": False,
-        "OPTIONS": {"environment": "beyond_site.chat.jinja.environment"},
-    },
 ]
 
 DATABASES = {"default": dj_database_url.parse(os.getenv("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"))}
 _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
-#: Threads for the database work of runs, and for what live pages read (websocket handshakes,
-#: snapshots, tails), in separate lanes (beyond_site/lib/db.py). SQLite takes one writer at a
-#: time: more runs' threads only wait on its lock (measured by bench/load.py: with one thread each,
-#: 100 concurrent runs' events reached their pages in 45 ms at the median instead of 380 with
-#: more). Pages only read, which SQLite's WAL lets several connections do at once: with two page
-#: threads the event lag p95 was 50 to 79 ms over seven repetitions, against 89 to 187 ms with one
-#: (four did no better). On PostgreSQL two each: the work is mostly Python, which a process runs
-#: one thread at a time, so more threads only take turns away from the requests (with 8 and 4,
-#: 100 submissions at once were answered in 18 s at the 95th percentile and events reached pages
-#: in 1.1 s; with 2 and 2, 9 s and 0.5 s).
-BEYOND_DB_THREADS = envint("BEYOND_DB_THREADS", 1 if _SQLITE else 2)
-BEYOND_DB_PAGE_THREADS = envint("BEYOND_DB_PAGE_THREADS", 2)
-#: A web process served by daphne, and a worker, build what they keep (prepared queries, templates,
-#: framework packs...) as they start rather than in their first requests, then freeze it out of the
+#: A web process served by daphne, and a worker, build what they keep (templates, framework
+#: packs...) as they start rather than in their first requests, then freeze it out of the
 #: garbage collector's passes (beyond_site/runtime/warmup.py).
 BEYOND_WARM_UP = envbool("BEYOND_WARM_UP", "True")
 #: HTTP requests Django works on at once in a process; the others wait on the event loop
@@ -148,10 +128,9 @@ if _SQLITE:
     }
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A pool per process (psycopg 3): borrowing a connection costs microseconds, opening one
-    # milliseconds. It opens connections only as they are needed: a worker uses about its database
-    # threads (BEYOND_DB_THREADS + 1); a web process each request in progress takes one too, so a
-    # burst of submissions needs room beside the runs' and the pages' threads, or the pages'
-    # websocket handshakes wait past daphne's limit. Keep every process's maximum together under
+    # milliseconds. It opens connections only as they are needed: one per thread that reaches the
+    # database (the runs' thread, the loop's executor threads for pages and checks, each request in
+    # progress), so a burst of submissions needs room beside the runs' and the pages' threads. Keep every process's maximum together under
     # the server's max_connections (100 by default).
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {

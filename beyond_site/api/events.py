@@ -12,12 +12,12 @@ import asyncio
 import json
 
 from channels.layers import get_channel_layer
+from channels.db import database_sync_to_async
 from django.http import StreamingHttpResponse
 from ninja import Header
 
 from beyond_site.api.base import api, run_for
 from beyond_site.api.schemas import answers
-from beyond_site.lib.db import db
 from beyond_site.runs.bells import run_group
 from beyond_site.runs.models import RunEvent
 from beyond_site.runs.selectors import event_json
@@ -49,7 +49,7 @@ async def _read(run_id: int, seq: int) -> tuple[list[dict], bool]:
     key = (id(asyncio.get_running_loop()), run_id, seq)
     pending = _reads.get(key)
     if pending is None:
-        pending = _reads[key] = asyncio.ensure_future(db(_after, "pages")(run_id, seq))
+        pending = _reads[key] = asyncio.ensure_future(database_sync_to_async(_after, thread_sensitive=False)(run_id, seq))
         pending.add_done_callback(lambda _: _reads.pop(key, None))
     return await asyncio.shield(pending)  # a stream that goes away does not cancel the others' read
 
@@ -115,7 +115,7 @@ async def run_events(request, run_id: int,
                                              description="Resume after this event (the last `id:` received).")):
     """The run's events as they happen (`text/event-stream`), from after `Last-Event-ID`; the stream
     ends after the run's final event."""
-    await db(run_for, "pages")(request, run_id)
+    await database_sync_to_async(run_for, thread_sensitive=False)(request, run_id)
     response = StreamingHttpResponse(stream(run_id, int(last_event_id)), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a reverse proxy passes each event on at once

@@ -14,7 +14,8 @@ from ninja.errors import HttpError
 
 from beyond_site.api.base import api, membership, run_for
 from beyond_site.api.schemas import Problem, RedoIn, RunIn, RunStarted, Stopped, Trace, answers
-from beyond_site.exports.document import CLASSIFICATIONS, filename, nothing_to_export
+from beyond_site.exports.document import filename, nothing_to_export
+from beyond_site.workspaces.models import CLASSIFICATIONS
 from beyond_site.exports.formats import FORMATS
 from beyond_site.exports.views import options_from
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from channels.db import database_sync_to_async
 from django.db.models import Q
 from django.utils import timezone
 
@@ -23,7 +24,6 @@ from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.context import enabled_imported_packs
 from beyond_site.runs.models import Run, Step
 from beyond_site.lib import leases
-from beyond_site.lib.db import db
 from beyond_site.lib.runners import runner_gone
 
 log = logging.getLogger("beyond.calibration")
@@ -178,7 +178,7 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
 def _on_lane(func):
     """`func` on the background database lane (lib/db.py): a calibration runs for minutes beside
     the server's pages and runs, and waits behind neither."""
-    return db(func, lane="background")
+    return database_sync_to_async(func, thread_sensitive=False)
 
 
 async def _calibrate(store: _Store, on_progress, transport, operator_topology: bool) -> CalibrationReport:

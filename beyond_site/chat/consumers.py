@@ -11,14 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.db import database_sync_to_async
 from django.conf import settings
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from beyond_site.lib.busy import REFUSALS, is_refusal
-from beyond_site.lib.db import db
-from beyond_site.lib.ws_auth import resolve_user
 from beyond_site.chat import fragments
 from beyond_site.runs.bells import run_group
 
@@ -27,8 +25,23 @@ TRY_AGAIN = 1013
 log = logging.getLogger("beyond.pages")
 
 
-snapshot_for = db(fragments.snapshot_for, lane="pages")
-since_for = db(fragments.since_for, lane="pages")
+def _signed_in(session) -> bool:
+    """Whether the login this socket was opened with still exists: a logout deletes its session
+    (in every process: sessions are kept in the database and the shared cache)."""
+    key = getattr(session, "session_key", None)
+    return bool(key) and session.exists(key)
+
+
+def _snapshot_if_signed_in(session, user, run_id: int):
+    return fragments.snapshot_for(user, run_id) if _signed_in(session) else None
+
+
+def _since_if_signed_in(session, user, run_id: int, last_seq: int):
+    return fragments.since_for(user, run_id, last_seq) if _signed_in(session) else None
+
+
+snapshot_for = database_sync_to_async(_snapshot_if_signed_in, thread_sensitive=False)
+since_for = database_sync_to_async(_since_if_signed_in, thread_sensitive=False)
 
 
 class RunConsumer(AsyncWebsocketConsumer):
@@ -43,7 +56,6 @@ class RunConsumer(AsyncWebsocketConsumer):
         self.heard = asyncio.get_running_loop().time()  # when the last doorbell (or check) came
         await self.accept()
         try:
-            await resolve_user(self.scope)
             await self.subscribe()
             if not self.ended:
                 self.recheck = asyncio.create_task(self._read_when_quiet())
@@ -63,16 +75,7 @@ class RunConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.joined = True
         async with self.reading:
-            await self._push(await snapshot_for(self.scope.get("user"), self.run_id))
-
-    async def dispatch(self, message):
-        # Channels' dispatch first closes the stale database connections of the thread it would
-        # use for the database (a hop to another thread, at every doorbell); this consumer reads
-        # only through the lanes of lib/db.py, which look after their connections at each call.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+            await self._push(await snapshot_for(self.scope.get("session"), self.scope.get("user"), self.run_id))
 
     async def receive(self, text_data=None, bytes_data=None):
         # htmx never sends on these sockets, and a reconnect gets its snapshot from `connect`.
@@ -93,7 +96,8 @@ class RunConsumer(AsyncWebsocketConsumer):
     async def _tail(self):
         async with self.reading:
             if not self.ended:
-                await self._push(await since_for(self.scope.get("user"), self.run_id, self.last_seq))
+                await self._push(await since_for(self.scope.get("session"), self.scope.get("user"), self.run_id,
+                                                 self.last_seq))
 
     async def _read_when_quiet(self):
         """Bells are best effort (a full or restarted channel layer drops them): a page that has

@@ -1,73 +1,22 @@
 """HTML fragments pushed over a run's websocket: out-of-band swaps keyed by stable element ids
-(templates/jinja2/chat/, rendered by the Jinja2 environment of chat/jinja.py).
+(the run's templates in templates/chat/, the same the chat page draws a run with).
 
 Every fragment is rendered from the current database state, not from the event's payload, so
 sending one twice (a reconnect, a doorbell that raced a snapshot) changes nothing.
 """
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
-from django.conf import settings
-from django.template import engines
+from django.template.loader import render_to_string
 
 from pipeline import events as ev
-from django.db.models import Exists, OuterRef
-
-from beyond_site.chat.presenting import (PROGRESS_TYPES, RunRead, RunView, changed_steps, recap_changed, run_view,
+from beyond_site.chat.presenting import (PROGRESS_TYPES, RunView, changed_steps, recap_changed, run_view,
                                          tail_view)
-from beyond_site.lib.prepared import Param, Prepared
 from beyond_site.runs.access import LIVE_FIELDS, readable_run
 from beyond_site.runs.models import Run, RunEvent, Step
-from beyond_site.runs.versions import (DocumentVersion, conversation_versions_query, final_version_query,
-                                       version_in)
 
 Pushed = tuple[str, int, bool]
-
-
-_HAS_EVENTS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by().values_list("id")[:1])
-_EVENTS_AFTER = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), seq__gt=Param("after")).order_by("seq")
-                         .values_list("seq", "type", "data"))
-#: A tail's one read: the events after the page's last seq, each with the run's live fields, and
-#: only while the user may read the run (the condition of runs/access.py `readable_run`).
-_TAIL = Prepared(lambda: RunEvent.objects.filter(
-    run_id=Param("run_id"), seq__gt=Param("after"), run__workspace__memberships__user_id=Param("user_id"))
-    .order_by("seq").values_list("seq", "type", "data", *(f"run__{name}" for name in LIVE_FIELDS)))
-
-#: A run's whole view (presenting.py `run_view`), read at a page's snapshot, at the recap and at
-#: the run's end, and the steps every other tail reads: the pages' hottest reads after the tail's
-#: own (bench/README.md, "Before and after issue 30's restructure").
-_LAST_SEQ = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id")).order_by("-seq").values_list("seq")[:1])
-_RUN = Prepared(lambda: Run.objects.select_related("workspace").filter(pk=Param("run_id"))
-                .annotate(retried=Exists(Run.objects.filter(retry_of=OuterRef("pk")))).order_by()[:1])
-_STEPS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).order_by("index"))
-_MARKS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=(ev.STEP_HALTED, ev.EVIDENCE_COLLECTED))
-                  .order_by("seq").only("run_id", "type", "data"))
-_LATEST_PROGRESS = Prepared(lambda: RunEvent.objects.filter(run_id=Param("run_id"), type__in=PROGRESS_TYPES)
-                            .order_by("-seq").only("run_id", "seq", "type", "data")[:1])
-
-#: A finished run's place among its document's versions (runs/versions.py), read at its end.
-_VERSIONS = Prepared(lambda: conversation_versions_query(Param("conversation_id")))
-_FINAL_VERSION = Prepared(lambda: final_version_query(Param("conversation_id")))
-
-
-def _read_run(run_id: int) -> RunRead:
-    """What `run_view` reads, by the prepared queries above, in its order."""
-    last = _LAST_SEQ.first(run_id=run_id)
-    run = _RUN.instances(run_id=run_id)
-    steps, marks = _STEPS.instances(run_id=run_id), _MARKS.instances(run_id=run_id)
-    latest = _LATEST_PROGRESS.instances(run_id=run_id)
-    return RunRead(last[0] if last else None, run[0] if run else None, steps, marks, latest[0] if latest else None)
-
-
-def _version(run: Run) -> DocumentVersion:
-    """runs/versions.py `document_version`, by the prepared queries above."""
-    if run.conversation_id is None:
-        return version_in(run, [], None)
-    final = _FINAL_VERSION.first(conversation_id=run.conversation_id)
-    return version_in(run, [pk for (pk,) in _VERSIONS.rows(conversation_id=run.conversation_id)],
-                      final[0] if final else None)
 
 
 class NewEvent(NamedTuple):
@@ -92,7 +41,7 @@ def snapshot_for(user, run_id: int) -> Pushed | None:
     run = readable_run(user, run_id)
     if run is None:
         return None
-    if run.status in (Run.QUEUED, Run.RUNNING) and _HAS_EVENTS.first(run_id=run_id) is None:
+    if run.status in (Run.QUEUED, Run.RUNNING) and not RunEvent.objects.filter(run_id=run_id).exists():
         return "", 0, False
     return snapshot(run_id)
 
@@ -103,7 +52,10 @@ def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
     when none come, the access check alone tells whether nothing is new or the user was removed."""
     if not getattr(user, "is_authenticated", False):
         return None
-    rows = _TAIL.rows(run_id=run_id, after=last_seq, user_id=user.pk)
+    # The events after the page's last seq, each with the run's live fields, and only while the
+    # user may read the run (the condition of runs/access.py `readable_run`).
+    rows = list(RunEvent.objects.filter(run_id=run_id, seq__gt=last_seq, run__workspace__memberships__user_id=user.pk)
+                .order_by("seq").values_list("seq", "type", "data", *(f"run__{name}" for name in LIVE_FIELDS)))
     if not rows:
         return None if readable_run(user, run_id) is None else ("", last_seq, False)
     run = Run(**dict(zip(LIVE_FIELDS, rows[-1][3:])))  # the live fields the tail read with its events
@@ -112,7 +64,7 @@ def since_for(user, run_id: int, last_seq: int) -> Pushed | None:
 
 def snapshot(run_id: int) -> Pushed:
     """(fragments for the whole current state, last seq covered, finished?)."""
-    rv = run_view(run_id, _read_run, _version)
+    rv = run_view(run_id)
     return _state(rv), rv.last_seq, rv.finished
 
 
@@ -124,7 +76,8 @@ WHOLE_RUN = ev.FINAL_TYPES | {ev.SUMMARY_READY, ev.SUMMARY_FAILED, ev.EVIDENCE_C
 def since(run: Run, last_seq: int) -> Pushed:
     """(fragments for what changed after `last_seq`, new last seq, finished?). `run` is the run's
     row as just read (its live fields at least)."""
-    new = [NewEvent(*row) for row in _EVENTS_AFTER.rows(run_id=run.pk, after=last_seq)]
+    new = [NewEvent(*row) for row in RunEvent.objects.filter(run_id=run.pk, seq__gt=last_seq).order_by("seq")
+           .values_list("seq", "type", "data")]
     return _since(run, new) if new else ("", last_seq, False)
 
 
@@ -132,7 +85,7 @@ def _since(run: Run, new: list[NewEvent]) -> Pushed:
     types = {e.type for e in new}
     # A research run's steps mark their sources, which only the whole view knows.
     whole = types & WHOLE_RUN or run.research or recap_changed(new)
-    rv = run_view(run.pk, _read_run, _version) if whole else tail_view(run, new, _STEPS.instances(run_id=run.pk))
+    rv = run_view(run.pk) if whole else tail_view(run, new, list(Step.objects.filter(run_id=run.pk).order_by("index")))
     last = max(rv.last_seq, new[-1].seq)
     if rv.finished:
         return _render("chat/_run.html", rv), last, True
@@ -165,15 +118,4 @@ def _state(rv: RunView) -> str:
 
 
 def _render(template: str, rv: RunView, **extra) -> str:
-    return _template(template).render({"rv": rv, "oob": True, **extra})
-
-
-def _template(name: str):
-    """The compiled fragment (templates/jinja2/chat/, chat/jinja.py), found once (an edited one is
-    found again while DEBUG is on, so that edits show)."""
-    return engines["fragments"].get_template(name) if settings.DEBUG else _found(name)
-
-
-@functools.lru_cache(maxsize=16)
-def _found(name: str):
-    return engines["fragments"].get_template(name)
+    return render_to_string(template, {"rv": rv, "oob": True, **extra})

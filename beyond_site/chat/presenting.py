@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -291,13 +290,10 @@ def run_views(run_ids) -> dict[int, RunView]:
             for run_id in ids if run_id in runs}
 
 
-def run_view(run_id: int, read: Callable[[int], RunRead] | None = None,
-             version: Callable[[Run], DocumentVersion] = document_version) -> RunView:
+def run_view(run_id: int) -> RunView:
     """The whole current state of a run, from the database (the snapshot): a live page reads it at
-    its snapshot, at the recap and at the run's end, in a few small queries. `read` reads them and
-    `version` a finished run's place among its document's versions (querysets unless given: the
-    websocket's tail gives its prepared reads, chat/fragments.py)."""
-    found = (read or _read_run)(run_id)
+    its snapshot, at the recap and at the run's end, in a few small queries."""
+    found = _read_run(run_id)
     run = found.run
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
@@ -307,7 +303,7 @@ def run_view(run_id: int, read: Callable[[int], RunRead] | None = None,
             halts[e.payload.step] = e.payload.reason
         elif run.research:
             sources = source_views(e.payload.items, run.brief, released_texts(found.steps))
-    document = version(run) if run.is_finished else None
+    document = document_version(run) if run.is_finished else None
     return _view(_RunRows(run=run, last_seq=found.last_seq or 0, steps=found.steps, latest=found.latest, halts=halts,
                           sources=sources), document)
 

@@ -49,7 +49,6 @@ class Options:
 
 
 #: The classifications offered when exporting, beside the workspace's own.
-CLASSIFICATIONS = ("Public", "Internal", "Confidential", "Restricted")
 
 
 @dataclass

@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from beyond_site.exports import md
-from beyond_site.exports.document import CLASSIFICATIONS, CLIENT, EDITIONS, Options, filename
+from beyond_site.exports.document import CLIENT, EDITIONS, Options, filename
+from beyond_site.workspaces.models import CLASSIFICATIONS
 from beyond_site.exports.editions import AUDIT, build
 from beyond_site.exports.formats import FORMATS
 from beyond_site.exports.document import nothing_to_export

@@ -21,6 +21,7 @@ import logging
 from datetime import timedelta
 from typing import Any, Iterable
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -28,7 +29,6 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from pipeline import events as ev
 from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
-from beyond_site.lib.db import db
 from beyond_site.runs.bytes_check import blob_problems, evidence_named, file_problems
 from beyond_site.runs.contexts import record_sha256
 from beyond_site.runs.provenance import NOT_CHECKED, Provenance
@@ -74,11 +74,10 @@ def head_query(run_id: int):
     return RunEvent.objects.filter(run_id=run_id).order_by("-seq").values_list("seq", "hash")[:1]
 
 
-def run_head(run_id: int, read=head_query) -> tuple[int, str]:
+def run_head(run_id: int) -> tuple[int, str]:
     """The run's last sequence number and that event's hash ((0, GENESIS) before its first event):
-    sequence numbers start at 1 and have no gaps, so the last is also the count. `read`: how the
-    rows of `head_query` are read (the recorder's prepared form)."""
-    found = list(read(run_id))
+    sequence numbers start at 1 and have no gaps, so the last is also the count."""
+    found = list(head_query(run_id))
     return tuple(found[0]) if found else (0, GENESIS)
 
 
@@ -93,16 +92,7 @@ def ledger_head_query(workspace_id: int):
     return WorkspaceLedger.objects.filter(workspace_id=workspace_id).order_by("-seq").values_list("seq", "hash")[:1]
 
 
-@dataclasses.dataclass(frozen=True)
-class LedgerReads:
-    """How `append_to_ledger` reads the rows of the two queries above: querysets, unless the
-    recorder gives their prepared form (runs/recorder.py)."""
-
-    lock: Any = ledger_lock_query
-    head: Any = ledger_head_query
-
-
-def append_to_ledger(run: Run, final_hash: str, reads: LedgerReads = LedgerReads()) -> None:
+def append_to_ledger(run: Run, final_hash: str) -> None:
     """Chain a finished run's final event hash into its workspace's ledger.
 
     The workspace row is locked first, so two runs finishing at once take turns (on SQLite the
@@ -111,8 +101,8 @@ def append_to_ledger(run: Run, final_hash: str, reads: LedgerReads = LedgerReads
     back, so no savepoint of its own is needed.
     """
     with transaction.atomic(savepoint=False):
-        list(reads.lock(run.workspace_id))
-        last = next(iter(reads.head(run.workspace_id)), None)
+        list(ledger_lock_query(run.workspace_id))
+        last = next(iter(ledger_head_query(run.workspace_id)), None)
         seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
         at = timezone.now()
         WorkspaceLedger.objects.bulk_create([WorkspaceLedger(
@@ -669,7 +659,7 @@ async def check_periodically() -> None:
     """Embedded mode: the periodic check, on the server's own event loop (beside the run sweeper)."""
     while True:
         try:
-            await db(check_if_due, lane="background")()
+            await database_sync_to_async(check_if_due, thread_sensitive=False)()
         except Exception:
             log.exception("the periodic check of the record failed")
         await asyncio.sleep(CHECK_POLL_S)

@@ -13,7 +13,6 @@ run after run (their context blobs are then stored once).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from django.conf import settings
@@ -64,18 +63,7 @@ def documents_query(workspace_id, conversation_id):
             .values_list("id", "name", "sha256", "conversation_id"))
 
 
-@dataclass(frozen=True)
-class Reads:
-    """How `assemble_context` reads the rows of the queries above: querysets, unless a run's start
-    gives their prepared form (runs/recorder.py `START_READS`)."""
-
-    memories: Callable = lambda workspace_id: memories_query(workspace_id)
-    messages: Callable = lambda conversation_id, until: messages_query(conversation_id, until)
-    documents: Callable = lambda workspace_id, conversation_id: documents_query(workspace_id, conversation_id)
-
-
-def assemble_context(run, *, budget: int | Fitted | None = None, imported: dict[str, Pack] | None = None,
-                     reads: Reads = Reads()) -> Context:
+def assemble_context(run, *, budget: int | Fitted | None = None, imported: dict[str, Pack] | None = None) -> Context:
     """Everything the run's workspace and conversation know, fitted to `budget` tokens (default
     settings.BEYOND_CONTEXT_BUDGET_TOKENS; a `Fitted` budget when a model's window decided it,
     pipeline/window.py), as plain data for the pipeline. `imported`: the imported packs, when the
@@ -89,8 +77,8 @@ def assemble_context(run, *, budget: int | Fitted | None = None, imported: dict[
     budget = settings.BEYOND_CONTEXT_BUDGET_TOKENS if budget is None else budget
     workspace = run.workspace
 
-    base = Context(task=run.task, memories=tuple(text for (text,) in reads.memories(workspace.pk)),
-                   history=_history(run, reads), workspace_name=workspace.name)
+    base = Context(task=run.task, memories=tuple(text for (text,) in memories_query(workspace.pk)),
+                   history=_history(run), workspace_name=workspace.name)
     base, dropped = _fit_history(base, budget)
     if dropped:
         notes.append(f"{dropped} earlier turns of the conversation left out to fit the context budget "
@@ -107,7 +95,7 @@ def assemble_context(run, *, budget: int | Fitted | None = None, imported: dict[
     used += sum(estimate_tokens(f"- {e.framework} {e.ref}: {e.title}\n") for e in entries)
     used += estimate_tokens("# Enabled frameworks\n" + "".join(f"- {packs[k].name}\n" for k in keys))
 
-    docs = _documents_in_scope(run, reads)
+    docs = _documents_in_scope(run)
     chosen, left_out = _choose_chunks(run, docs, budget - used)
     if left_out:
         chunk_count = sum(len(ids) for ids in left_out.values())
@@ -123,12 +111,12 @@ def _tokens(ctx: Context) -> int:
     return estimate_tokens(render_context(ctx)) + estimate_tokens(ctx.task)
 
 
-def _history(run, reads: Reads) -> tuple[HistoryMessage, ...]:
+def _history(run) -> tuple[HistoryMessage, ...]:
     """Every earlier turn of the run's conversation: each message a member sent and, after it, what
     the run it started released (its steps with their badges and warnings, and its recap)."""
     if not run.conversation_id:
         return ()
-    earlier = [(pk, text) for pk, text in reads.messages(run.conversation_id, run.created_at) if pk != run.message_id]
+    earlier = [(pk, text) for pk, text in messages_query(run.conversation_id, run.created_at) if pk != run.message_id]
     if not earlier:  # a conversation's first task (most of them): nothing more to read
         return ()
     # A declined run's answer is its reason: a follow-up sees why nothing was written, and the
@@ -176,10 +164,10 @@ def _fit_history(base: Context, budget: int) -> tuple[Context, int]:
     return replace(base, history=tuple(m for m, keep in zip(history, kept) if keep)), dropped
 
 
-def _documents_in_scope(run, reads: Reads) -> dict[int, _Doc]:
+def _documents_in_scope(run) -> dict[int, _Doc]:
     """The workspace's files and this conversation's uploads that have been read, with their
     chunks' sizes (no text). A file still being read, or that could not be, is not in scope."""
-    found = (reads.documents(run.workspace_id, run.conversation_id) if run.conversation_id else
+    found = (documents_query(run.workspace_id, run.conversation_id) if run.conversation_id else
              Document.objects.filter(conversation__isnull=True, workspace_id=run.workspace_id, status=Document.READY)
              .values_list("id", "name", "sha256", "conversation_id"))
     docs = {pk: _Doc(pk, name, sha, conv is not None) for pk, name, sha, conv in found}

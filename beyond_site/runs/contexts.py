@@ -47,11 +47,9 @@ def records_query(shas: list[str]):
 class ContextStore:
     """Stores the contexts of one writer's calls (a run's recorder), remembering what it already
     stored: a run's executor calls share their long stable context, so its bytes go to the database
-    once per run, and a batch of calls costs a few queries whatever its size. `read_records`: how
-    the rows of `records_query` are read (the recorder's prepared form)."""
+    once per run, and a batch of calls costs a few queries whatever its size."""
 
-    def __init__(self, read_records=records_query):
-        self._read_records = read_records
+    def __init__(self):
         self.records: dict[str, int] = {}  # record sha256 -> ContextRecord pk
         self.blobs: set[str] = set()  # blob sha256 known to be stored and kept for the audit
 
@@ -64,7 +62,7 @@ class ContextStore:
             if record_hash not in self.records:
                 pending[record_hash] = (parts, blobs)
         if pending:
-            self.records.update(self._read_records(list(pending)))
+            self.records.update(records_query(list(pending)))
             missing = {sha: value for sha, value in pending.items() if sha not in self.records}
             if missing:
                 self.store_texts({digest: data for _, blobs in missing.values() for digest, data in blobs.items()})
@@ -73,7 +71,7 @@ class ContextStore:
                 ContextRecord.objects.bulk_create(
                     [ContextRecord(sha256=sha, parts=parts) for sha, (parts, _) in missing.items()],
                     ignore_conflicts=True)
-                self.records.update(self._read_records(list(missing)))
+                self.records.update(records_query(list(missing)))
         return shas
 
     def store_texts(self, items: dict[str, bytes]) -> None:

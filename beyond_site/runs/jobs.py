@@ -25,15 +25,11 @@ housekeeping.
 from __future__ import annotations
 
 import asyncio
-import collections
-import ctypes
 import contextvars
 import functools
 import inspect
 import logging
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +39,6 @@ from django.db import connection, transaction
 from procrastinate.contrib.django import app as engine
 
 from beyond_site.lib.runners import job_owner, runner_identity
-from beyond_site.lib.threads import named
 
 log = logging.getLogger("beyond.jobs")
 
@@ -185,47 +180,6 @@ def _register_with_engine(found: Task) -> None:
 
 # -- the embedded mode: this process's loop and threads ------------------------------------------
 
-#: Threads per queue for sync tasks in the embedded mode; async tasks need none.
-THREADS = {FILES_QUEUE: "BEYOND_FILE_READERS"}
-
-
-class FairThreads:
-    """A queue's threads, shared fairly: at most `per_key` tasks of one key (one member's files)
-    at once, the others of that key waiting their turn, so one member's ten workbooks never hold
-    every thread while another member's one file waits."""
-
-    def __init__(self, name: str, threads: int, per_key: int):
-        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"beyond-{name}",
-                                        initializer=named(name))
-        self._per_key, self._running = per_key, collections.Counter()
-        self._waiting: collections.OrderedDict[Any, collections.deque] = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def submit(self, key, func: Callable[[], Any]) -> None:
-        with self._lock:
-            if self._running[key] < self._per_key:
-                self._start(key, func)
-            else:
-                self._waiting.setdefault(key, collections.deque()).append(func)
-
-    def _start(self, key, func) -> None:
-        self._running[key] += 1
-        self._pool.submit(self._run, key, func)
-
-    def _run(self, key, func) -> None:
-        try:
-            func()
-        except Exception:
-            log.exception("background task failed")
-        finally:
-            with self._lock:
-                self._running[key] -= 1
-                queue = self._waiting.get(key)
-                if queue:
-                    self._start(key, queue.popleft())
-                    if not queue:
-                        del self._waiting[key]
-
 
 @dataclass
 class _Home:
@@ -233,7 +187,9 @@ class _Home:
     it one; None in a process that serves nothing."""
 
     loop: asyncio.AbstractEventLoop | None = None
-    threads: dict[str, FairThreads] = field(default_factory=dict)
+    #: How a sync task is run: `(task, job, kwargs)`, given by the runtime (its queues' threads,
+    #: runtime/embedded.py).
+    run_sync: Callable[[Task, Job, dict], Any] | None = None
     running: set = field(default_factory=set)
 
     def hand_off(self, found: Task, kwargs: dict) -> None:
@@ -248,9 +204,10 @@ class _Home:
             except RuntimeError:  # the loop has closed: the work stays pending for the next start
                 coro.close()  # never started; unclosed, Python would warn that it was never awaited
                 log.warning("%s was deferred as the server stopped; it stays pending", found.name)
-        else:
-            key = found.share_key(**kwargs) if found.share_key else None
-            self.threads_for(found.queue).submit(key, functools.partial(_in_thread, found.func, job, kwargs))
+        elif self.run_sync is not None:
+            self.run_sync(found, job, kwargs)
+        else:  # a loop served with no threads (a test's): the work stays pending for a sweep
+            log.warning("%s has no threads to run on here; it stays pending", found.name)
 
     def spawn(self, coro) -> asyncio.Task:
         """The one place background work becomes a task on this process's loop. A fresh context:
@@ -261,19 +218,15 @@ class _Home:
         created.add_done_callback(self.running.discard)
         return created
 
-    def threads_for(self, queue: str) -> FairThreads:
-        if queue not in self.threads:
-            self.threads[queue] = FairThreads(queue, getattr(settings, THREADS.get(queue, ""), 1),
-                                              settings.BEYOND_FILE_READERS_PER_MEMBER)
-        return self.threads[queue]
-
 
 _home = _Home()
 
 
-def serve_here(loop: asyncio.AbstractEventLoop) -> None:
-    """This process executes deferred work on `loop` from now on (the runtime calls it once)."""
-    _home.loop = loop
+def serve_here(loop: asyncio.AbstractEventLoop | None, run_sync: Callable[[Task, Job, dict], Any] | None = None
+               ) -> None:
+    """This process executes deferred work on `loop` from now on (the runtime calls it once),
+    its sync tasks by `run_sync` (runtime/embedded.py)."""
+    _home.loop, _home.run_sync = loop, run_sync
 
 
 def spawn(coro) -> asyncio.Task:
@@ -294,24 +247,12 @@ async def _logged(coro):
         log.exception("background task failed")
 
 
-def _in_thread(func, job: Job, kwargs: dict) -> None:
+def run_sync_task(func, job: Job, kwargs: dict) -> None:
+    """A sync task, on a thread that keeps no database connection between tasks; its error is
+    logged (a task records its own failures on its rows)."""
     try:
         func(job, **kwargs)
+    except Exception:
+        log.exception("background task failed")
     finally:
-        connection.close()  # a queue's thread keeps no connection between tasks
-        _give_memory_back()
-
-
-def _give_memory_back() -> None:
-    """Return the heap a task freed to the system: a file's text read on a queue's thread left its
-    peak resident in that thread's malloc arena (bench/request_memory.py: +22 MB after a 4.5 MB
-    text file was read, and no later request reused it). glibc only; elsewhere nothing."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-try:
-    _LIBC = ctypes.CDLL("libc.so.6")
-    _LIBC.malloc_trim  # noqa: B018  (glibc has it; musl and macOS do not)
-except (OSError, AttributeError):
-    _LIBC = None
+        connection.close()

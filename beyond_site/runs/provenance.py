@@ -36,10 +36,9 @@ def message_text(message_id: int) -> str | None:
     return Message.objects.filter(pk=message_id).values_list("text", flat=True).first()
 
 
-def request_event(run: Run, read_text=message_text) -> Event:
-    """The run_requested event of `run`, from the run as it was created. `read_text`: how the text
-    of the run's message is read (the recorder's prepared form)."""
-    text = read_text(run.message_id) if run.message_id else None
+def request_event(run: Run) -> Event:
+    """The run_requested event of `run`, from the run as it was created."""
+    text = message_text(run.message_id) if run.message_id else None
     return Event(ev.RunRequested(
         task=run.task, requested_by=person(run.created_by_id, run.created_by_name),
         conversation=run.conversation_id, message=run.message_id, message_text=text, topology=run.topology,

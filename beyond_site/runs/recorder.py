@@ -9,22 +9,20 @@ from __future__ import annotations
 import dataclasses
 
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.lib.prepared import Param, Prepared, PreparedIn, PreparedUpdate, insert_rows
-from beyond_site.runs import chain, context, contexts, provenance
+from beyond_site.runs import chain, provenance
 from beyond_site.runs.chain import FINAL_STATUS
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
 from beyond_site.runs.verification import combined, step_checker
-from beyond_site.workspaces import reading
 from beyond_site.workspaces.conversations import conversation_title
-from beyond_site.workspaces.models import Conversation, Message
+from beyond_site.workspaces.models import Conversation
 
 #: What may no longer be recorded once a member asked to stop the run: nothing is shown after the click.
 HELD_AFTER_STOP = frozenset({ev.STEP_RELEASED, ev.SUMMARY_READY, ev.SPECIFICS_LISTED})
@@ -45,72 +43,9 @@ class _Pending:
     warnings: list[str] = dataclasses.field(default_factory=list)
 
 
-# The queries every batch makes, compiled once (lib/prepared.py).
-#: The lease check: the run's row, locked until the batch commits, if it is still this owner's.
-_LEASED = Prepared(lambda: Run.objects.select_for_update().filter(
-    pk=Param("run_id"), status=Run.RUNNING, lease_owner=Param("owner")).values_list("stop_requested_at", "stopped_by"))
-_STEP_IDS = Prepared(lambda: Step.objects.filter(run_id=Param("run_id")).values_list("index", "pk"))
-_RELEASE = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"), status=Step.PENDING),
-                          status=Step.RELEASED, badge=Param("badge"), content=Param("content"),
-                          warnings=Param("warnings"), released_at=Param("at"), carried_over=Param("carried_over"))
-_STEP_SPECIFICS = PreparedUpdate(lambda: Step.objects.filter(run_id=Param("run_id"), index=Param("index"),
-                                                             status=Step.RELEASED),
-                                  unsourced=Param("unsourced"), sources=Param("sources"))
-_RECAP_SPECIFICS = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary_unsourced=Param("unsourced"),
-                                  summary_sources=Param("sources"))
-_SET_WARNINGS = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), warnings=Param("warnings"))
-_SET_BRIEF = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), brief=Param("brief"))
-_SET_SUMMARY = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), summary=Param("summary"),
-                              summary_findings=Param("findings"))
-_FINISH = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), status=Param("status"),
-                         halt_reason=Param("reason"), decline_reason=Param("declined"), finished_at=Param("at"),
-                         lease_owner=None, lease_expires_at=None)
-_SET_VERIFICATION = PreparedUpdate(lambda: Run.objects.filter(pk=Param("run_id")), verification=Param("verification"))
-# Once per run: the chain's head as a recorder starts, the message its first event quotes, and the
-# workspace ledger's lock and head at its final event (runs/chain.py, runs/provenance.py).
-_RUN_HEAD = Prepared(lambda: chain.head_query(Param("run_id")))
-_MESSAGE_TEXT = Prepared(lambda: Message.objects.filter(pk=Param("message_id")).values_list("text")[:1])
-_LEDGER_LOCK = Prepared(lambda: chain.ledger_lock_query(Param("workspace_id")))
-_LEDGER_HEAD = Prepared(lambda: chain.ledger_head_query(Param("workspace_id")))
-LEDGER_READS = chain.LedgerReads(lock=lambda workspace_id: _LEDGER_LOCK.rows(workspace_id=workspace_id),
-                                 head=lambda workspace_id: _LEDGER_HEAD.rows(workspace_id=workspace_id))
-
-
-# The context store's read of the records a batch's calls name (runs/contexts.py), one query a batch.
-_CONTEXT_RECORDS = PreparedIn(lambda shas: contexts.records_query(shas))
-
-
-def _run_head(run_id: int) -> list[tuple]:
-    return _RUN_HEAD.rows(run_id=run_id)
-
-
-def _message_text(message_id: int) -> str | None:
-    found = _MESSAGE_TEXT.first(message_id=message_id)
-    return found[0] if found else None
-
-
-# A run's start (runs/runner.py `starting`), read at each submission's commit on its request
-# thread before the recorder's first batch: the same queries as the querysets of runs/context.py
-# and workspaces/reading.py, prepared (bench/README.md, "Before and after issue 30's restructure").
-_RUN_TO_START = Prepared(lambda: Run.objects.select_related("workspace__budget").filter(pk=Param("run_id")).order_by()[:1])
-_MEMORIES = Prepared(lambda: context.memories_query(Param("workspace_id")))
-_MESSAGES = Prepared(lambda: context.messages_query(
-    Param("conversation_id"), Param("until", field=Message._meta.get_field("created_at"))))
-_DOCUMENTS = Prepared(lambda: context.documents_query(Param("workspace_id"), Param("conversation_id")))
-_READING = Prepared(lambda: reading.reading_query(Param("workspace_id"), Param("conversation_id")))
-
-#: How a run's start reads its context (runs/context.py `assemble_context`).
-START_READS = context.Reads(
-    memories=lambda workspace_id: _MEMORIES.rows(workspace_id=workspace_id),
-    messages=lambda conversation_id, until: _MESSAGES.rows(conversation_id=conversation_id, until=until),
-    documents=lambda workspace_id, conversation_id: _DOCUMENTS.rows(workspace_id=workspace_id,
-                                                                   conversation_id=conversation_id))
-
-
 def run_to_start(run_id: int) -> Run | None:
     """The run with its workspace and the workspace's budget (runs/budgets.py `run_budget`)."""
-    found = _RUN_TO_START.instances(run_id=run_id)
-    return found[0] if found else None
+    return Run.objects.select_related("workspace__budget").filter(pk=run_id).first()
 
 
 def name_conversation(run: Run, title: str | None) -> None:
@@ -120,12 +55,6 @@ def name_conversation(run: Run, title: str | None) -> None:
         return
     Conversation.objects.filter(pk=run.conversation_id, title=conversation_title(run.task)).update(
         title=conversation_title(title))
-
-
-def files_still_reading(workspace_id: int, conversation_id: int | None) -> list[str]:
-    """workspaces/reading.py `still_reading`, prepared (a prepared filter cannot say IS NULL)."""
-    return reading.still_reading(workspace_id, conversation_id, None if conversation_id is None else (
-        lambda workspace_id, conversation_id: _READING.rows(workspace_id=workspace_id, conversation_id=conversation_id)))
 
 
 def _payload_data(payload: ev.Payload, scrubber: Scrubber) -> dict:
@@ -168,9 +97,9 @@ class EventRecorder:
         self.run = run
         self.owner = owner
         #: The last event recorded: its seq, and its hash, which the next event links to (runs/chain.py).
-        self.seq, self.head = chain.run_head(run.pk, _run_head)
+        self.seq, self.head = chain.run_head(run.pk)
         self.scrubber = Scrubber(run.topology)
-        self.contexts = ContextStore(_CONTEXT_RECORDS.rows)
+        self.contexts = ContextStore()
         self.warnings = list(run.warnings)
         #: Who checked the steps released so far (runs/verification.py).
         self.verification = run.verification
@@ -197,7 +126,7 @@ class EventRecorder:
             # Rolled back: what this recorder remembers must be rolled back with it. (The context
             # store's memory may name rows that were rolled back: it is dropped too.)
             self.seq, self.head, self.warnings, self._steps, self._attempts, self.verification = saved
-            self.contexts = ContextStore(_CONTEXT_RECORDS.rows)
+            self.contexts = ContextStore()
             raise
 
     def _stop_reason(self) -> str | None:
@@ -205,7 +134,8 @@ class EventRecorder:
         member asked to stop the run."""
         if self.owner is None:
             return None
-        state = _LEASED.first(run_id=self.run.pk, owner=self.owner)
+        state = (Run.objects.select_for_update().filter(pk=self.run.pk, status=Run.RUNNING, lease_owner=self.owner)
+                 .values_list("stop_requested_at", "stopped_by").first())
         if state is None:
             raise RecordRefused(f"run {self.run.pk} is not running under {self.owner}")
         if state[0] is None:
@@ -220,7 +150,7 @@ class EventRecorder:
         if stop is not None:
             events = [event for event in events if event.type not in HELD_AFTER_STOP]
         if self.seq == 0:  # every record opens with who asked for what (runs/provenance.py)
-            events = [provenance.request_event(self.run, _message_text), *events]
+            events = [provenance.request_event(self.run), *events]
         datas = [_payload_data(event.payload, self.scrubber) for event in events]
         provenance.name_the_stopper(events, datas, self.stopper)
         texts = {sha: text.encode("utf-8") for event in events for sha, text in (event.texts or {}).items()}
@@ -235,10 +165,7 @@ class EventRecorder:
             at = timezone.now()
             self.head = chain.event_hash(self.head, self.run.pk, self.seq, event.type, data, at)
             rows.append(RunEvent(run=self.run, seq=self.seq, type=event.type, data=data, at=at, hash=self.head))
-        ids = insert_rows(RunEvent, ({"run_id": self.run.pk, "seq": row.seq, "type": row.type, "data": row.data,
-                                      "at": row.at, "hash": row.hash} for row in rows), returning=True)
-        for row, pk in zip(rows, ids):  # the rows as the database holds them, saved
-            row.pk, row._state.adding, row._state.db = pk, False, DEFAULT_DB_ALIAS
+        RunEvent.objects.bulk_create(rows)
         self._pending = _Pending()
         for row in rows:
             handler = getattr(self, f"_on_{row.type}", None)
@@ -251,19 +178,23 @@ class EventRecorder:
         """Insert the rows the batch's events introduced, parents before children."""
         pending = self._pending
         if pending.attempts:
-            ids = insert_rows(Attempt, [row for _, row in pending.attempts], returning=True)
-            self._attempts.update({key: pk for (key, _), pk in zip(pending.attempts, ids)})
+            attempts = Attempt.objects.bulk_create([Attempt(**row) for _, row in pending.attempts])
+            self._attempts.update({key: attempt.pk for (key, _), attempt in zip(pending.attempts, attempts)})
         if pending.verdicts:
-            insert_rows(Verdict, [{**row, "attempt_id": self._attempt_id(*key)} for key, row in pending.verdicts])
+            Verdict.objects.bulk_create([Verdict(**row, attempt_id=self._attempt_id(*key))
+                                         for key, row in pending.verdicts])
         if pending.calls:
-            insert_rows(ModelCall, pending.calls)
+            ModelCall.objects.bulk_create([ModelCall(**row) for row in pending.calls])
         if pending.warnings:
             self.warnings.extend(pending.warnings)
-            _SET_WARNINGS(run_id=self.run.pk, warnings=self.warnings)
+            self._run_rows().update(warnings=self.warnings)
+
+    def _run_rows(self):
+        return Run.objects.filter(pk=self.run.pk)
 
     def _step_id(self, index: int) -> int:
         if self._steps is None:
-            self._steps = dict(_STEP_IDS.rows(run_id=self.run.pk))
+            self._steps = dict(Step.objects.filter(run_id=self.run.pk).values_list("index", "pk"))
         return self._steps[index]
 
     def _attempt_id(self, step: int, attempt: int) -> int:
@@ -275,12 +206,12 @@ class EventRecorder:
 
     # The relational record each event implies.
     def _on_brief_ready(self, p: ev.BriefReady, row: RunEvent) -> None:
-        _SET_BRIEF(run_id=self.run.pk, brief=p.brief)
+        self._run_rows().update(brief=p.brief)
         name_conversation(self.run, p.brief.get("title"))
         steps = p.brief["steps"]
-        ids = insert_rows(Step, [{"run_id": self.run.pk, "index": s["index"], "title": s["title"],
-                                  "content_spec": s["content_spec"]} for s in steps], returning=True)
-        self._steps = {s["index"]: pk for s, pk in zip(steps, ids)}
+        created = Step.objects.bulk_create([Step(run_id=self.run.pk, index=s["index"], title=s["title"],
+                                                 content_spec=s["content_spec"]) for s in steps])
+        self._steps = {step.index: step.pk for step in created}
 
     def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
         self._pending.attempts.append(((p.step, p.attempt), {
@@ -291,14 +222,15 @@ class EventRecorder:
             "source": p.source, "raw": p.raw, "parsed": p.parsed, "error": p.error}))
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
-        changed = _RELEASE(run_id=self.run.pk, index=p.step, badge=p.badge, content=p.content, warnings=p.warnings,
-                           at=row.at, carried_over=p.carried_over)
+        changed = Step.objects.filter(run_id=self.run.pk, index=p.step, status=Step.PENDING).update(
+            status=Step.RELEASED, badge=p.badge, content=p.content, warnings=p.warnings, released_at=row.at,
+            carried_over=p.carried_over)
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
             raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
         verification = combined((self.verification, step_checker(p.checked_by, self.run.topology)))
         if verification != self.verification:  # written at the first release, and again only if it changes
             self.verification = verification
-            _SET_VERIFICATION(run_id=self.run.pk, verification=verification)
+            self._run_rows().update(verification=verification)
 
     def _on_specifics_listed(self, p: ev.SpecificsListed, row: RunEvent) -> None:
         """Advisory: the step's (or the recap's) specifics beside its content; a reading that failed
@@ -306,11 +238,12 @@ class EventRecorder:
         if p.error is not None:
             return
         if p.step is None:
-            _RECAP_SPECIFICS(run_id=self.run.pk, unsourced=p.unsourced, sources=p.sources)
-        elif _STEP_SPECIFICS(run_id=self.run.pk, index=p.step, unsourced=p.unsourced, sources=p.sources) != 1:
+            self._run_rows().update(summary_unsourced=p.unsourced, summary_sources=p.sources)
+        elif Step.objects.filter(run_id=self.run.pk, index=p.step, status=Step.RELEASED).update(
+                unsourced=p.unsourced, sources=p.sources) != 1:
             return  # no released step of that index: nothing to annotate, nothing to count
         if p.unsourced:
-            Run.objects.filter(pk=self.run.pk).update(unsourced_count=F("unsourced_count") + len(p.unsourced))
+            self._run_rows().update(unsourced_count=F("unsourced_count") + len(p.unsourced))
 
     def _on_step_halted(self, p: ev.StepHalted, row: RunEvent) -> None:
         Step.objects.filter(run=self.run, index=p.step).update(status=Step.HALTED)
@@ -319,10 +252,10 @@ class EventRecorder:
         Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(status=Step.NOT_RELEASED)
 
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
-        _SET_SUMMARY(run_id=self.run.pk, summary=p.summary, findings=p.findings)
+        self._run_rows().update(summary=p.summary, summary_findings=p.findings)
 
     def _on_requirements_traced(self, p: ev.RequirementsTraced, row: RunEvent) -> None:
-        Run.objects.filter(pk=self.run.pk).update(
+        self._run_rows().update(
             requirements=p.requirements, requirements_met=p.coverage.get("met"),
             requirements_total=p.coverage.get("total"), requirements_gaps=p.gaps or "")
 
@@ -347,8 +280,9 @@ class EventRecorder:
                                     "context_id": self.contexts.records[context] if context else None})
 
     def _finish(self, event_type: str, reason: str | None, row: RunEvent, *, declined: str | None = None) -> None:
-        _FINISH(run_id=self.run.pk, status=FINAL_STATUS[event_type], reason=reason, declined=declined, at=row.at)
-        chain.append_to_ledger(self.run, row.hash, LEDGER_READS)
+        self._run_rows().update(status=FINAL_STATUS[event_type], halt_reason=reason, decline_reason=declined,
+                                finished_at=row.at, lease_owner=None, lease_expires_at=None)
+        chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
         self._finish(ev.RUN_COMPLETED, None, row)

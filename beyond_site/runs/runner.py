@@ -15,6 +15,7 @@ import os
 from typing import NamedTuple
 
 from channels.layers import get_channel_layer
+from channels.db import database_sync_to_async
 from django.conf import settings
 
 from pipeline import events as ev
@@ -29,7 +30,6 @@ from pipeline.research import FetchPolicy, search_setting
 from pipeline.topology import TopologyError, parse_topology
 from pipeline.window import context_budget
 from beyond_site.lib import leases
-from beyond_site.lib.db import db
 from beyond_site.lib.endpoints import role_providers
 from beyond_site.lib.runners import runner_identity
 from beyond_site.runs import jobs
@@ -39,9 +39,10 @@ from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.redo import redo_plan
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, reap_stale_runs
-from beyond_site.runs.recorder import (FINAL_STATUS, START_READS, EventRecorder, RecordRefused, Recorded,
-                                       files_still_reading, run_to_start, stop_reason)
+from beyond_site.runs.recorder import (FINAL_STATUS, EventRecorder, RecordRefused, Recorded, run_to_start,
+                                       stop_reason)
 from beyond_site.workspaces.frameworks import imported_packs
+from beyond_site.workspaces.reading import still_reading
 
 log = logging.getLogger("beyond.runs")
 
@@ -79,9 +80,9 @@ def starting(run_id: int, run: Run | None = None) -> Starting:
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
     imported = imported_packs()  # read once, for the context and for the mechanical checks
-    return Starting(run, assemble_context(run, budget=_fitted_budget(run), imported=imported, reads=START_READS),
+    return Starting(run, assemble_context(run, budget=_fitted_budget(run), imported=imported),
                     enabled_imported_packs(run.workspace, imported), run_budget(run.workspace),
-                    files_still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
+                    still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
 
 
 def _fitted_budget(run: Run):
@@ -103,8 +104,8 @@ async def _when_files_are_read(start: Starting) -> Starting:
     unread = start.unread
     while unread and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(FILE_POLL_S)
-        unread = await db(files_still_reading)(run.workspace_id, run.conversation_id)
-    start = await db(starting)(run.pk)
+        unread = await database_sync_to_async(still_reading)(run.workspace_id, run.conversation_id)
+    start = await database_sync_to_async(starting)(run.pk)
     return start._replace(context=dataclasses.replace(start.context, unread_files=tuple(start.unread)))
 
 
@@ -131,7 +132,7 @@ async def execute_run(run_id: int, owner: str, *, transport=None, keep_lease: bo
     if not keep_lease:
         return await _execute(run_id, owner, transport, asyncio.Event(), operator_topology, start)
     rows = Run.objects.filter(pk=run_id, status=Run.RUNNING)
-    async with leases.holding(functools.partial(db(leases.renew), rows, owner), name=f"run {run_id}") as lost:
+    async with leases.holding(functools.partial(database_sync_to_async(leases.renew), rows, owner), name=f"run {run_id}") as lost:
         return await _execute(run_id, owner, transport, lost, operator_topology, start)
 
 
@@ -153,7 +154,7 @@ class _Recording:
     async def __call__(self, events: list[Event]) -> Recorded:
         if self.lease_lost.is_set():
             raise LeaseLost(self.run_id)
-        recorded = await db(self._record)(events)
+        recorded = await database_sync_to_async(self._record)(events)
         if recorded.rows:
             await ring_doorbell(self.run_id, recorded.rows[-1].seq)
         return recorded
@@ -165,7 +166,7 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
     try:
         if isinstance(start, Exception):
             raise start
-        start = start if start is not None else await db(starting)(run_id)
+        start = start if start is not None else await database_sync_to_async(starting)(run_id)
         if start.unread:
             start = await _when_files_are_read(start)
         run, ctx, packs, budget, _, redo = start
@@ -272,7 +273,7 @@ async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
                 log.warning("run %s: the stop bell failed; checking the database only", run_id, exc_info=True)
                 channel = None
                 await asyncio.sleep(STOP_CHECK_S)
-            reason = await db(_stop_requested)(run_id)
+            reason = await database_sync_to_async(_stop_requested)(run_id)
             if reason:
                 orchestrator.stop(reason)
                 return
@@ -285,7 +286,7 @@ async def _watch_for_stop(run_id: int, orchestrator: Orchestrator) -> None:
 async def ring_reaped(run_ids: list[int]) -> None:
     """Tell the open pages of runs just failed by a reaper, so they show it at once."""
     for run_id in run_ids:
-        seq = await db(RunEvent.objects.filter(run_id=run_id).count)()
+        seq = await database_sync_to_async(RunEvent.objects.filter(run_id=run_id).count)()
         await ring_doorbell(run_id, seq)
 
 
@@ -299,13 +300,13 @@ async def sweep_once() -> list[int]:
     """Fail the runs whose runner is gone (this very server before it restarted, a `beyond_run`
     that died) and mark the other work abandoned the same way; then take up the work left
     pending (queued runs, files still to read, calibrations queued). Returns the runs failed."""
-    failed = await db(fail_runs_of_gone_runners, lane="background")()
-    failed += await db(reap_stale_runs, lane="background")()
+    failed = await database_sync_to_async(fail_runs_of_gone_runners, thread_sensitive=False)()
+    failed += await database_sync_to_async(reap_stale_runs, thread_sensitive=False)()
     await ring_reaped(failed)
-    await db(jobs.reap_abandoned, lane="background")()
+    await database_sync_to_async(jobs.reap_abandoned, thread_sensitive=False)()
     if jobs.executes_here():
-        for name, kwargs in await db(jobs.pending_work, lane="background")():
-            await db(jobs.resume, lane="background")(name, kwargs)
+        for name, kwargs in await database_sync_to_async(jobs.pending_work, thread_sensitive=False)():
+            await database_sync_to_async(jobs.resume, thread_sensitive=False)(name, kwargs)
     return failed
 
 

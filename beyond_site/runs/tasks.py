@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import logging
 
+from channels.db import database_sync_to_async
 from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError
 from procrastinate import RetryStrategy, exceptions
 from procrastinate.jobs import Status
 
-from beyond_site.lib.db import db
 from beyond_site.lib.runners import job_of
 from beyond_site.runs import chain, jobs, reaping
 from beyond_site.runs.jobs import Job
@@ -46,7 +46,7 @@ async def execute_run_job(job: Job, run_id: int) -> str:
     """Execute the run: one this process claimed as it created it (`job.prepared`, read at the
     commit), else a queued one, claimed here first."""
     start = job.prepared
-    if start is None and not await db(claim_run)(run_id, job.owner, leased=job.leased):
+    if start is None and not await database_sync_to_async(claim_run)(run_id, job.owner, leased=job.leased):
         return "not queued"  # finished, cancelled while queued, or taken by a duplicate job: nothing to do
     return await execute_run(run_id, job.owner, keep_lease=job.leased, start=start)
 
@@ -63,7 +63,7 @@ async def reap_interrupted_runs_job(job: Job) -> int:
 # BEYOND_CHAIN_CHECK_EVERY_S, counted from the last recorded check whoever ran it.
 @jobs.task(CHAIN_CHECK_TASK, queue=jobs.AUDIT_QUEUE, periodic="*/5 * * * *")
 async def check_record_chains_job(job: Job) -> bool:
-    return await db(chain.check_if_due, lane="background")()
+    return await database_sync_to_async(chain.check_if_due, thread_sensitive=False)()
 
 
 @jobs.task(READ_FILE_TASK, queue=jobs.FILES_QUEUE, pending=reading.pending, reap=reading.reap_abandoned,
@@ -78,14 +78,14 @@ async def reap_interrupted_runs() -> list[int]:
     the runs failed."""
     reaped = await _reap_jobs_of_dead_workers()
     for check in (_interrupt_runs_of_ended_jobs, reaping.reap_stale_runs, reaping.fail_runs_of_gone_runners):
-        reaped += await db(check)()
+        reaped += await database_sync_to_async(check)()
     await ring_reaped(reaped)
-    for run_id in await db(_queued_runs_without_a_job)():
+    for run_id in await database_sync_to_async(_queued_runs_without_a_job)():
         try:
             await jobs.engine_job(RUN_TASK, run_id=run_id).defer_async(run_id=run_id)
         except exceptions.AlreadyEnqueued:  # deferred meanwhile: that job will run it
             pass
-    await db(jobs.reap_abandoned)()
+    await database_sync_to_async(jobs.reap_abandoned)()
     return reaped
 
 
@@ -107,13 +107,13 @@ async def _reap_jobs_of_dead_workers() -> list[int]:
 
 async def _reap_stalled(stalled_job) -> bool:
     run_id = stalled_job.task_kwargs.get("run_id")
-    state = await db(Run.objects.filter(pk=run_id).values_list("status", "lease_owner").first)()
+    state = await database_sync_to_async(Run.objects.filter(pk=run_id).values_list("status", "lease_owner").first)()
     if state and state[0] == Run.QUEUED:
         await jobs.engine.job_manager.retry_job(stalled_job)
         return False
     failed = False
     if state and state[0] == Run.RUNNING and job_of(state[1]) == stalled_job.id:
-        failed = await db(reaping.interrupt_run)(run_id, state[1], reaping.WORKER_SILENT)
+        failed = await database_sync_to_async(reaping.interrupt_run)(run_id, state[1], reaping.WORKER_SILENT)
     await jobs.engine.job_manager.finish_job_by_id_async(stalled_job.id, status=Status.FAILED, delete_job=False)
     return failed
 

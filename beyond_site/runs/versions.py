@@ -95,16 +95,6 @@ def version_in(run: Run, ordered: list[int], final: int | None) -> DocumentVersi
     return DocumentVersion(number=number, latest=len(ordered), final=final)
 
 
-def conversation_versions_query(conversation_id: int):
-    """One conversation's version runs: [(id,)], version 1 first (what `versions_of` reads of it)."""
-    return _version_runs(conversation_id=conversation_id).order_by("pk").values_list("pk")
-
-
-def final_version_query(conversation_id: int):
-    """[(final_version,)] of the conversation."""
-    return Conversation.objects.filter(pk=conversation_id).values_list("final_version")[:1]
-
-
 def document_version(run: Run) -> DocumentVersion:
     return document_versions([run])[run.pk]
 

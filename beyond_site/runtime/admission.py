@@ -30,7 +30,7 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
 
-from beyond_site.lib.threads import os_name
+from beyond_site.runtime.threads import os_name
 
 
 class AdmittingASGIHandler(ASGIHandler):

@@ -24,6 +24,7 @@ import sys
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.runner import sweep_forever
 from beyond_site.runtime import daphne_access, daphne_bodies, warmup
+from beyond_site.runtime.embedded import QueueThreads
 
 log = logging.getLogger("beyond.runtime")
 
@@ -47,7 +48,7 @@ def start_background(loop: asyncio.AbstractEventLoop) -> None:
     """Step 3, on `loop`; nothing when it already ran there."""
     if loop in _background:
         return
-    jobs.serve_here(loop)
+    jobs.serve_here(loop, QueueThreads().run_sync)
     tasks = []
     if not jobs.engine_enabled():
         tasks = [jobs.spawn(sweep_forever()), jobs.spawn(chain.check_periodically())]

@@ -1,8 +1,7 @@
 """What a server process works out once and keeps, worked out as it starts rather than in its first
 members' requests.
 
-A process keeps a good deal that it builds on first use: every prepared query's SQL
-(lib/prepared.py), the compiled templates, each framework pack with its index of title words
+A process keeps a good deal that it builds on first use: the compiled templates, each framework pack with its index of title words
 (workspaces/frameworks.py) and what the citation checks read of it (pipeline/citations), the
 planner's JSON schema, the role prompts, the model providers' modules. Built lazily, all of it
 fell on the first submissions after a start, and under a burst several request threads built the
@@ -30,26 +29,20 @@ from pathlib import Path
 
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import connections
 from django.template import engines
 from django.urls import get_resolver
 
 from pipeline import citations, prompts
 from pipeline.schemas import brief_json_schema
 from beyond_site.lib.markdown import MARKDOWN
-from beyond_site.lib.prepared import compile_all
 from beyond_site.workspaces.frameworks import available_packs, pack_index
 
 log = logging.getLogger("beyond.warmup")
 
 
 def _urls() -> None:
-    get_resolver().reverse_dict  # noqa: B018 (imports every view module, with its prepared queries)
-
-
-def _prepared_queries() -> None:
-    with transaction.atomic():  # the recorder's lease check is a locking read, compiled only in a transaction
-        compile_all(DEFAULT_DB_ALIAS)
+    get_resolver().reverse_dict  # noqa: B018 (imports every view module)
 
 
 def _framework_packs() -> None:
@@ -61,16 +54,10 @@ def _framework_packs() -> None:
 
 def _templates() -> None:
     for engine in engines.all():
-        if hasattr(engine, "env"):  # Jinja2: the run fragments
-            for name in engine.env.list_templates():
-                engine.env.get_template(name)
-            continue
         for directory in engine.dirs:  # this project's templates (not every installed app's)
             root = Path(directory)
             for path in sorted(root.rglob("*.html")):
-                name = path.relative_to(root).as_posix()
-                if not name.startswith("jinja2/"):
-                    engine.get_template(name)
+                engine.get_template(path.relative_to(root).as_posix())
 
 
 def _pipeline() -> None:
@@ -91,10 +78,10 @@ def _providers() -> None:
     get_channel_layer()
 
 
-PARTS = {"views": _urls, "prepared queries": _prepared_queries, "framework packs": _framework_packs,
+PARTS = {"views": _urls, "framework packs": _framework_packs,
          "templates": _templates, "pipeline": _pipeline, "providers": _providers}
 #: What a worker of the scaled mode uses: it runs runs, and draws no page.
-WORKER_PARTS = ("prepared queries", "framework packs", "pipeline", "providers")
+WORKER_PARTS = ("framework packs", "pipeline", "providers")
 #: The collector's thresholds once settled (Python's are 700, 10, 10): a collection of the young
 #: generation every 20,000 new objects instead of 700 (it then took up to about 25 ms here), and so
 #: fewer objects carried into the older generations' passes.

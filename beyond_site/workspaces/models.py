@@ -20,6 +20,10 @@ def default_frameworks() -> list[str]:
     return list(SHIPPED_FRAMEWORKS)
 
 
+#: The classifications an export may print in its footers (a workspace's default is free text).
+CLASSIFICATIONS = ("Public", "Internal", "Confidential", "Restricted")
+
+
 class Workspace(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=60, unique=True)

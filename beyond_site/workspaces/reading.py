@@ -119,10 +119,9 @@ def reap_abandoned() -> int:
     return marked
 
 
-def still_reading(workspace_id: int, conversation_id: int | None, rows=None) -> list[str]:
-    """The names of the files a run of this conversation would read that are still being read.
-    `rows` reads `reading_query`'s rows (a run's start gives its prepared form: runs/recorder.py)."""
-    return [name for (name,) in (rows or reading_query)(workspace_id, conversation_id)]
+def still_reading(workspace_id: int, conversation_id: int | None) -> list[str]:
+    """The names of the files a run of this conversation would read that are still being read."""
+    return [name for (name,) in reading_query(workspace_id, conversation_id)]
 
 
 def reading_query(workspace_id, conversation_id):

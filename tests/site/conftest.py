@@ -6,6 +6,7 @@ import pytest
 
 from beyond_site.runs import jobs
 from beyond_site.runtime import process
+from beyond_site.runtime.embedded import QueueThreads
 from beyond_site.workspaces.models import Membership, Workspace
 
 
@@ -26,7 +27,7 @@ def server_loop():
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="test-server-loop", daemon=True)
     thread.start()
-    jobs.serve_here(loop)
+    jobs.serve_here(loop, QueueThreads().run_sync)
     yield loop
     jobs.serve_here(None)
     loop.call_soon_threadsafe(loop.stop)

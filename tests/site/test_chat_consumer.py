@@ -206,3 +206,41 @@ async def test_a_page_that_hears_nothing_reads_anyway_so_a_lost_last_bell_still_
     assert 'data-run-status="completed"' in final and "The recap." in final
     assert (await comm.receive_output())["type"] == "websocket.close"
 
+
+
+async def test_a_logout_ends_its_open_run_pages_and_only_its_own(running, alice, settings):
+    """Nothing more reaches a page whose login has logged out: its next doorbell, or its next quiet
+    check, closes it; another login's page of the same run goes on."""
+    from django.test import AsyncClient, Client
+
+    settings.BEYOND_PAGE_RECHECK_S = 0.3
+
+    def logged_in():
+        client = Client()
+        client.force_login(alice)
+        return client.cookies["sessionid"].value
+
+    sessions = [await database_sync_to_async(logged_in)() for _ in range(3)]
+    sockets = []
+    for session in sessions:
+        comm = WebsocketCommunicator(application, f"/ws/runs/{running.pk}/",
+                                     headers=[ORIGIN, (b"cookie", f"sessionid={session}".encode()), HOST])
+        assert (await comm.connect())[0]
+        await comm.receive_from()  # the snapshot
+        sockets.append(comm)
+    for session in sessions[:1]:
+        browser = AsyncClient(HTTP_ORIGIN=ORIGIN[1].decode())
+        browser.cookies["sessionid"] = session
+        await browser.post("/accounts/logout/")
+    rows = await database_sync_to_async(record)(running, released(2, "Second part."))
+    await ring_doorbell(running.pk, rows[-1].seq)
+    assert await sockets[0].receive_output(timeout=2) == {"type": "websocket.close", "code": 4403}
+    for other in sockets[1:]:  # the other logins' pages go on
+        assert "Second part." in await other.receive_from()
+    await sockets[1].disconnect()
+
+    # A quiet page (no doorbell) closes at its next check.
+    browser = AsyncClient(HTTP_ORIGIN=ORIGIN[1].decode())
+    browser.cookies["sessionid"] = sessions[2]
+    await browser.post("/accounts/logout/")
+    assert await sockets[2].receive_output(timeout=2) == {"type": "websocket.close", "code": 4403}

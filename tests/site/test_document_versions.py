@@ -123,29 +123,14 @@ def test_marking_an_older_version_says_why_not(conversation, alice):
     assert versions.document_version(first).final is None
 
 
-def test_a_live_page_reads_a_runs_version_as_the_querysets_do(conversation, alice):
-    """chat/fragments.py reads a finished run's version by prepared queries at its end."""
-    from beyond_site.chat.fragments import _version
-
-    first, empty, second = conversation
-    for marked in (False, True):
-        if marked:
-            versions.mark_final(second, alice)
-        for run in (first, empty, second, follow_up(first, alice, "Still going")):
-            assert _version(run) == versions.document_version(run)
-    assert _version(second).status == "Final" and _version(empty).number is None
-
-
 def test_a_redo_that_halts_is_no_version_and_the_one_it_redoes_stays_the_newest(conversation, alice):
-    from beyond_site.chat.fragments import _version
     from beyond_site.runs.queue import redo
 
     first, _, second = conversation
     halted, _ = redo(second, 2, user=alice)
     finished(halted, halted=True)  # step 1 carried over, the redone step 2 halted
     completed, _ = redo(second, 2, user=alice, instruction="Name the owners.")
-    assert versions.document_version(halted).number is None and _version(halted).number is None
+    assert versions.document_version(halted).number is None
     assert versions.document_version(second).current
     finished(completed)
     assert versions.document_version(completed).number == 3 and versions.document_version(completed).current
-    assert _version(completed) == versions.document_version(completed)

@@ -1,10 +1,10 @@
-"""The run fragments' templates (templates/jinja2/chat/, Jinja2: chat/jinja.py) draw what the
-chat's Django templates drew: escaped as Django escapes, safe Markdown as it is, nothing for a
-name a fragment is not given, and the same article on the page as over the websocket."""
+"""The run's templates (templates/chat/_run.html and the parts it includes) draw a run alike on
+the chat page and over its websocket: escaped, safe Markdown as it is, nothing for a name a
+fragment is not given, and the same article on the page as over the websocket."""
 from __future__ import annotations
 
 import pytest
-from django.template import engines
+from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
 from pipeline import events as ev
@@ -24,7 +24,7 @@ def step_fragment(title: str, html: str) -> str:
     run = Run(id=5, status=Run.RUNNING, task="t")
     step = StepView(index=1, title=title, status="released", badge="passed", warnings=[title], html=mark_safe(html))
     rv = RunView(run=run, status=Run.RUNNING, steps=[step], progress=title, recap_html="", warnings=[], last_seq=1)
-    return engines["fragments"].get_template("chat/_step.html").render({"rv": rv, "oob": True, "s": step})
+    return get_template("chat/_step.html").render({"rv": rv, "oob": True, "s": step})
 
 
 def test_text_is_escaped_as_django_escapes_it_and_safe_markdown_is_kept():
@@ -54,14 +54,14 @@ def test_the_page_and_the_websocket_draw_the_same_finished_article(alice):
 
 
 def test_a_fragments_links_follow_the_script_prefix_they_are_drawn_under():
-    """The fragments' reversed links are remembered (chat/jinja.py): a server mounted under a
-    prefix must still get its own, not the links first drawn under another."""
+    """A server mounted under a prefix gets its own links in the fragments, whichever prefix drew
+    them first."""
     from django.urls import get_script_prefix, set_script_prefix
 
     def audit_link() -> str:
         run = Run(id=77, status=Run.COMPLETED, task="t", workspace=Workspace(id=1, slug="acme"))
         rv = RunView(run=run, status=Run.COMPLETED, steps=[], progress="", recap_html="", warnings=[], last_seq=1)
-        return engines["fragments"].get_template("chat/_run.html").render({"rv": rv, "oob": False})
+        return get_template("chat/_run.html").render({"rv": rv, "oob": False})
 
     before = get_script_prefix()
     try:

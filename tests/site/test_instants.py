@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from beyond_site.chat.jinja import environment
+from django.template import Template, Context
 from beyond_site.lib.instants import instant_words, parse_instant
 
 
@@ -29,7 +29,6 @@ def test_parse_instant_is_utc_and_refuses_what_is_not_an_instant():
 
 
 def test_the_sources_panel_says_when_a_page_was_fetched():
-    env = environment(loader=None)
-    template = env.from_string('{{ at|instant_words }}')
-    assert template.render(at="2026-12-03T07:01:22.5+00:00") == "3 Dec 2026, 07:01 UTC"
-    assert template.render(at="<script>") == "&lt;script&gt;"  # escaped, as every printed value
+    template = Template("{% load chat_extras %}{{ at|instant_words }}")
+    assert template.render(Context({"at": "2026-12-03T07:01:22.5+00:00"})) == "3 Dec 2026, 07:01 UTC"
+    assert template.render(Context({"at": "<script>"})) == "&lt;script&gt;"  # escaped, as every printed value

@@ -12,7 +12,8 @@ from django.db import transaction
 
 from beyond_site.lib.runners import runner_identity
 from beyond_site.runs import jobs
-from beyond_site.runs.jobs import FairThreads, Job
+from beyond_site.runs.jobs import Job
+from beyond_site.runtime.embedded import FairThreads, QueueThreads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -78,7 +79,7 @@ def test_a_task_deferred_in_a_transaction_that_rolls_back_never_runs():
 
 def test_a_sync_task_runs_on_its_queues_threads_never_on_the_loop():
     async def scenario():
-        jobs.serve_here(asyncio.get_running_loop())
+        jobs.serve_here(asyncio.get_running_loop(), QueueThreads().run_sync)
         await sync_to_async(jobs.defer)("tests.remember_in_a_thread", value="read", member=7)
         await _until(lambda: seen)
 

@@ -5,7 +5,7 @@ get round that.
 "Use" is everything that runs inside an app's answer: its Python imports, the templates it renders
 (by name from Python, or through `{% include %}`, `{% extends %}` and Jinja2's `import`), and the
 template tag libraries those load. A template belongs to the app whose folder it is in
-(`templates/<app>/`, `templates/jinja2/<app>/`); the site's frame (`base.html`, the error pages,
+(`templates/<app>/`); the site's frame (`base.html`, the error pages,
 Django's login pages) belongs to none and may be used by all. Pointing the browser at a page (a
 link, a form's action, a redirect) is navigation, not use: any page may name any other by its URL
 name, and the test checks only that every name it gives exists and says its app (`chat:conversation`
@@ -27,7 +27,6 @@ from tests.import_graph import cycles, imports
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "beyond_site"
 TEMPLATES = ROOT / "templates"
-JINJA = TEMPLATES / "jinja2"
 
 #: Lower numbers are lower layers. `lib` holds helpers with no models; the apps of one layer are
 #: peers that never use one another.
@@ -136,42 +135,37 @@ def test_model_relations_point_down_the_stack(model):
 
 # ---- Templates ------------------------------------------------------------------------------
 
-#: Every template, by the name it is loaded with, and its file (Django's, then Jinja2's run fragments).
-TEMPLATE_FILES = {
-    **{str(p.relative_to(TEMPLATES)): p for p in sorted(TEMPLATES.rglob("*.html")) if JINJA not in p.parents},
-    **{f"jinja2:{p.relative_to(JINJA)}": p for p in sorted(JINJA.rglob("*.html"))},
-}
+#: Every template, by the name it is loaded with, and its file.
+TEMPLATE_FILES = {str(p.relative_to(TEMPLATES)): p for p in sorted(TEMPLATES.rglob("*.html"))}
 TAG = re.compile(r"{%-?\s*(include|extends|import|from|load)\s+(.*?)\s*-?%}", re.S)
 #: Each app's template tag libraries, by the name `{% load %}` gives them.
 TAG_LIBRARIES = {p.stem: p.relative_to(SITE).parts[0] for p in SITE.glob("*/templatetags/*.py") if p.stem != "__init__"}
 
 
 def _owner(name: str) -> str | None:
-    """The app a template (by its name, `jinja2:` for the fragments) belongs to, None for the frame."""
-    folder = name.removeprefix("jinja2:").split("/")[0]
+    """The app a template (by its name) belongs to, None for the frame."""
+    folder = name.split("/")[0]
     return folder if folder in LAYERS else None
 
 
 def _template_uses(name: str, path: Path):
     """(what the template uses: a template's name or `tags:` a library, line) for each tag."""
     text = path.read_text()
-    jinja = name.startswith("jinja2:")
     for match in TAG.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
         kind, rest = match.groups()
         if kind == "load":
             libraries = rest.split(" from ")[-1].split() if " from " in rest else rest.split()
             yield from ((f"tags:{library}", line) for library in libraries)
-        elif kind in ("import", "from") and not jinja:
+        elif kind in ("import", "from"):
             continue
         else:
             literal = re.match(r"""\s*(["'])(.+?)\1""", rest)
-            yield (f"{'jinja2:' if jinja else ''}{literal.group(2)}" if literal else f"unnamed:{rest}"), line
+            yield (literal.group(2) if literal else f"unnamed:{rest}"), line
 
 
 def test_template_folders_are_apps_or_the_frame():
-    folders = {p.name for p in TEMPLATES.iterdir() if p.is_dir()} - {"jinja2"}
-    folders |= {p.name for p in JINJA.iterdir() if p.is_dir()}
+    folders = {p.name for p in TEMPLATES.iterdir() if p.is_dir()}
     assert folders <= set(LAYERS) | FRAME_FOLDERS
 
 
@@ -201,15 +195,14 @@ def _strings(path: Path):
 
 
 def test_apps_render_only_their_own_templates_the_frame_s_and_lower_ones():
-    """A template named in Python (`render`, `render_to_string`, an inclusion tag, the fragments'
-    engine) is used by the app that names it."""
+    """A template named in Python (`render`, `render_to_string`, an inclusion tag) is used by the
+    app that names it."""
     wrong = []
     for rel, path in _site_modules():
         app = rel.parts[0]
         for text, line in _strings(path):
-            for name in (text, f"jinja2:{text}"):
-                if name in TEMPLATE_FILES and not _uses_allowed(app, _owner(name)):
-                    wrong.append(f"{rel}:{line} ({_layer(app)}) renders {text} ({_layer(_owner(name))})")
+            if text in TEMPLATE_FILES and not _uses_allowed(app, _owner(text)):
+                wrong.append(f"{rel}:{line} ({_layer(app)}) renders {text} ({_layer(_owner(text))})")
     assert wrong == []
 
 
@@ -217,17 +210,16 @@ def test_apps_render_only_their_own_templates_the_frame_s_and_lower_ones():
 
 #: Python calls whose first argument, a string, is a URL name.
 URL_CALLS = {"reverse", "reverse_lazy", "redirect", "resolve_url"}
-#: A name written out whole; one computed in the template (`url('exports:' ~ ext, ...)`) is not read.
+#: A name written out whole; one computed in the template (`'exports:'|add:ext`) is not read.
 URL_TAG = re.compile(r"""{%\s*url\s+(["'])([^"']+?)\1[\s%]""")
-JINJA_URL = re.compile(r"""\burl\(\s*(["'])([^"']+?)\1\s*[,)]""")
 
 
 def _url_names():
-    """(URL name, where) for every URL name written in the site: `{% url %}` and Jinja2's `url()` in
-    templates, and the calls above in Python (`redirect("/")` and the like are paths, not names)."""
-    for name, path in TEMPLATE_FILES.items():
+    """(URL name, where) for every URL name written in the site: `{% url %}` in templates, and the
+    calls above in Python (`redirect("/")` and the like are paths, not names)."""
+    for path in TEMPLATE_FILES.values():
         text = path.read_text()
-        for match in (JINJA_URL if name.startswith("jinja2:") else URL_TAG).finditer(text):
+        for match in URL_TAG.finditer(text):
             yield match.group(2), f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}"
     for rel, path in _site_modules():
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -315,8 +307,8 @@ def _modules_named(rel: str, path: Path):
     yield from _strings(path)
 
 
-def test_orm_internals_are_reached_only_by_the_prepared_queries():
-    wrong = [f"{rel}:{line} {name}" for rel, path in PRODUCTION if rel != "lib/prepared.py"
+def test_orm_internals_are_reached_only_in_runtime():
+    wrong = [f"{rel}:{line} {name}" for rel, path in PRODUCTION if not rel.startswith("runtime/")
              for name, line in [*_modules_named(rel, path), *_uses(path)]
              if name in ORM_NAMES or name.startswith(ORM_MODULES)]
     assert wrong == []
@@ -330,13 +322,12 @@ def test_daphne_internals_are_reached_only_in_runtime_by_the_body_limit_and_the_
                for name, _ in _modules_named("runtime/daphne_bodies.py", SITE / "runtime/daphne_bodies.py"))
 
 
-def test_prepared_queries_serve_only_the_recorder_and_the_websocket_tail():
-    users = {rel for rel, path in PRODUCTION if rel != "lib/prepared.py"
-             for name, _, _ in imports(path, _name(Path(rel))) if name.startswith("beyond_site.lib.prepared.")
-             and name.rpartition(".")[2] in {"Prepared", "PreparedUpdate", "insert_rows"}}
-    assert users == {"runs/recorder.py", "chat/fragments.py"}
-    # What `git grep -l "Prepared("` names: the two, and the module that defines the class.
-    assert {rel for rel, path in PRODUCTION if "Prepared(" in path.read_text()} == users | {"lib/prepared.py"}
+def test_the_frameworks_internals_and_thread_pools_are_reached_only_in_runtime():
+    """Stock Django, Channels and daphne in the apps: what reaches inside them, and the process's
+    own thread pools, live in runtime/ (docs/architecture.md, "How a process runs")."""
+    tuning = re.compile(r"Prepared\(|get_related_populators|django\.db\.models\.sql|daphne\.http_protocol"
+                        r"|ThreadPoolExecutor|jinja2")
+    assert [rel for rel, path in PRODUCTION if not rel.startswith("runtime/") and tuning.search(path.read_text())] == []
 
 
 def test_no_thread_of_its_own_and_one_door_for_background_work():

@@ -15,7 +15,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from beyond_site.lib.chaining import GENESIS
-from beyond_site.lib.db import db
+from channels.db import database_sync_to_async
 from beyond_site.runs import chain, jobs
 from beyond_site.runs.jobs import ENGINE_APP
 from beyond_site.runs.models import (Attempt, ChainCheck, LedgerAnchor, ModelCall, Run, RunEvent, Verdict,
@@ -326,7 +326,7 @@ def test_the_embedded_server_runs_the_periodic_check_beside_the_sweeper(runs, se
         start_background(asyncio.get_running_loop())
         try:
             for _ in range(200):
-                if await db(ChainCheck.objects.exists)():
+                if await database_sync_to_async(ChainCheck.objects.exists)():
                     return
                 await asyncio.sleep(0.05)
         finally:

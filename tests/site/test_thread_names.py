@@ -1,16 +1,14 @@
-"""The process's own threads carry their names into the operating system (lib/threads.py), so
-`top -H`, profilers and bench/load.py can tell the request slots and database lanes apart."""
+"""The process's own threads carry their names into the operating system (runtime/threads.py), so
+`top -H`, profilers and bench/load.py can tell the request slots and queues' threads apart."""
 from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from django.core.handlers.asgi import ASGIHandler
 
 from beyond_site.runtime.admission import AdmittingASGIHandler
-from beyond_site.lib.db import db
-from beyond_site.lib.threads import named, os_name
+from beyond_site.runtime.threads import named, os_name
 
 
 def os_name_of_this_thread() -> str:
@@ -43,12 +41,6 @@ def test_a_name_is_cut_to_the_kernels_limit_and_a_refusal_is_harmless(monkeypatc
 
     monkeypatch.setattr("builtins.open", refused)
     os_name("anything")  # nothing raised: the thread works unnamed
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_the_database_lanes_threads_are_named_for_the_system():
-    assert (await db(os_name_of_this_thread)()).startswith("db-runs-")
-    assert (await db(os_name_of_this_thread, lane="pages")()).startswith("db-pages-")
 
 
 async def test_each_request_slot_thread_is_named_for_the_system(monkeypatch):

@@ -11,14 +11,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS
 from django.template import engines
 
 from beyond_site.runtime import warmup
 from pipeline.citations.catalogue_ids import catalogue_ids
-from beyond_site.lib.prepared import Param, Prepared, _OncePerAlias
 from beyond_site.workspaces import frameworks
-from beyond_site.workspaces.models import Workspace
 
 pytestmark = pytest.mark.django_db
 
@@ -28,32 +25,23 @@ def _django_loader():
     return loader
 
 
-def test_it_compiles_every_prepared_query_and_indexes_every_pack():
+def test_it_indexes_every_pack():
     catalogue_ids.cache_clear()
-    late = Prepared(lambda: Workspace.objects.filter(slug=Param("slug")).values_list("pk"))  # made after start
-    assert DEFAULT_DB_ALIAS not in late._compiled
     took = warmup.warm_up()
     assert set(took) == set(warmup.PARTS)
-    assert DEFAULT_DB_ALIAS in late._compiled
-    assert all(DEFAULT_DB_ALIAS in query._compiled for query in list(_OncePerAlias.made))
     packs = frameworks.available_packs()
     assert packs and all(pack in frameworks._indexes for pack in packs.values())
     assert catalogue_ids.cache_info().currsize >= len(packs)  # and the citation checks' readers
-    assert late.rows(slug="nobody") == []  # what was compiled in advance runs as it would have
 
 
-def test_it_compiles_the_projects_templates_and_the_fragments():
+def test_it_compiles_the_projects_templates():
     _django_loader().reset()
-    fragments = engines["fragments"].env
-    fragments.cache.clear()
     warmup.warm_up(["templates"])
     ours = Path(settings.BASE_DIR / "templates")
     drawn = set(_django_loader().get_template_cache)  # keyed by name
-    expected = {p.relative_to(ours).as_posix() for p in ours.rglob("*.html") if "jinja2" not in p.parts}
+    expected = {p.relative_to(ours).as_posix() for p in ours.rglob("*.html")}
     assert expected and expected <= drawn
     assert not any(name.startswith("admin/") for name in drawn)  # only this project's, not every app's
-    cached = {key[1] for key in fragments.cache}  # Jinja2 keys its cache by (loader, name)
-    assert set(fragments.list_templates()) <= cached
 
 
 def test_a_part_that_fails_is_logged_and_the_others_still_run(monkeypatch, caplog):

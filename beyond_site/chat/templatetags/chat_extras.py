@@ -1,13 +1,16 @@
 from django import template
-from django.template import engines
-from django.utils.safestring import mark_safe
 
+from beyond_site.lib.instants import instant_words as _instant_words
 from beyond_site.runs.wording import OFFLINE_TIP
+from beyond_site.workspaces.models import CLASSIFICATIONS
 
 register = template.Library()
 
 STATUS_LABELS = {"running": "Working", "completed": "Completed", "halted": "Halted", "failed": "Failed",
                  "cancelled": "Stopped", "declined": "Declined"}
+#: The document's formats in a finished run's export menu, by the extension its URL names end with
+#: (exports/urls.py), and their label.
+DOCUMENT_FORMATS = (("docx", "Word"), ("pdf", "PDF"), ("md", "Markdown"), ("xlsx", "Excel (tables)"))
 
 
 @register.filter
@@ -15,16 +18,21 @@ def run_status_label(status: str) -> str:
     return STATUS_LABELS.get(status, status)
 
 
+@register.filter
+def instant_words(value) -> str:
+    return _instant_words(value)
+
+
 @register.simple_tag
 def offline_tip() -> str:
     return OFFLINE_TIP
 
 
-@register.simple_tag(takes_context=True)
-def run_article(context, rv):
-    """The run's article in a page drawn by Django's templates: the fragment the live page is
-    sent at the run's end (templates/jinja2/chat/_run.html, see chat/jinja.py), with this page's
-    reader (who may stop the run)."""
-    article = engines["fragments"].get_template("chat/_run.html")
-    return mark_safe(article.render({"rv": rv, "oob": False, "can_write": context.get("can_write"),  # noqa: S308
-                                     "membership": context.get("membership"), "request": context.get("request")}))
+@register.simple_tag
+def document_formats() -> tuple:
+    return DOCUMENT_FORMATS
+
+
+@register.simple_tag
+def classifications() -> tuple:
+    return CLASSIFICATIONS
