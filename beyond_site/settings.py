@@ -277,6 +277,9 @@ BEYOND_FILE_READERS_PER_MEMBER = envint("BEYOND_FILE_READERS_PER_MEMBER", 1)
 #: A run whose conversation or workspace has files still being read waits this long for them;
 #: past it, it goes on without them and says so.
 BEYOND_RUN_WAITS_FOR_FILES_S = envint("BEYOND_RUN_WAITS_FOR_FILES_S", 60)
+#: The drafts a calibration report's figure must be measured on for a workspace's requirement to
+#: count it (docs/calibration.md, "Trust status"): a rate over a handful of drafts says nothing.
+BEYOND_CALIBRATION_MIN_DRAFTS = envint("BEYOND_CALIBRATION_MIN_DRAFTS", 30)
 #: The largest request body taken from a signed-in user (the most files the upload view takes at
 #: once, at the per-file limit, and room for the form), and from anyone else (a login form):
 #: larger bodies are refused while they arrive (beyond_site/lib/bodies.py).

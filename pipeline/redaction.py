@@ -9,8 +9,9 @@ asked to print it back in pieces or disguised. What is blanked, for every config
   (full-width letters are letters), case folding, and with every character that is not a letter
   or a digit removed (spaces, line breaks, zero-width characters, dashes, dots), so a key spelled
   out with spaces or split across lines matches;
-- in the forms a model may be asked for: reversed, hexadecimal and base64 (at each of its three
-  alignments, so a key inside a longer encoded text is found too).
+- in the forms a model may be asked for: reversed, ROT13, hexadecimal, its bytes in decimal, base64
+  (at each of its three alignments, so a key inside a longer encoded text is found too) and base32
+  (at each of its five).
 
 The span of the original text from the first to the last character of a match becomes `MASK`.
 Values shorter than `MIN_SECRET_LENGTH` are not treated as secrets: a `..._TOKEN=1` would
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import codecs
 import functools
 import os
 import re
@@ -65,10 +67,12 @@ def _folded(text: str) -> str:
 
 
 def _forms(secret: str) -> list[str]:
-    """The folded forms a secret may take in a reply: itself, reversed, hex, base64."""
+    """The folded forms a secret may take in a reply: itself, reversed, ROT13, hex, decimal bytes
+    (their separators fold away), base64 and base32."""
     raw = secret.encode("utf-8")
-    forms = [secret, secret[::-1], raw.hex()]
+    forms = [secret, secret[::-1], codecs.encode(secret, "rot13"), raw.hex(), "".join(str(b) for b in raw)]
     forms += [base64.b64encode(raw[shift:]).decode("ascii") for shift in range(3)]
+    forms += [base64.b32encode(raw[shift:]).decode("ascii") for shift in range(5)]
     return [f for f in (_folded(form) for form in forms) if f]
 
 
@@ -123,7 +127,7 @@ class _Folded:
 
 class Redactor:
     """Blanks every configured secret: any 12 of its consecutive characters, whatever the case, the
-    spacing, the Unicode form, reversed, in hex or in base64."""
+    spacing, the Unicode form, reversed, in ROT13, hex, decimal, base64 or base32."""
 
     def __init__(self, secrets: Iterable[str | None] = ()):
         values = frozenset(s.strip() for s in secrets if s and len(s.strip()) >= MIN_SECRET_LENGTH)

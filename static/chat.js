@@ -47,11 +47,19 @@
   // htmx's own "full-jitter" doubles its wait up to 64 s, so after a long outage the page came back
   // up to a minute late. Here the wait doubles from 250 ms and stops at 2 s (half of it random, so
   // that many pages do not all knock at once): the page is back within about 2 s of the server.
+  // The wait counts from the last attempt's start, so the time a failing attempt itself took (a
+  // busy browser's refused connection) never stretches the knocking past the cap.
   var RECONNECT_CAP_MS = 2000;
-  function reconnectDelay(retries) {
+  var lastAttempt = null;
+  function backoff(retries) {
     var wait = Math.min(RECONNECT_CAP_MS, 250 * Math.pow(2, Math.min(retries, 4)));
     return wait / 2 + Math.random() * wait / 2;
   }
+  function reconnectDelay(retries) {
+    var spent = lastAttempt === null ? 0 : performance.now() - lastAttempt;
+    return Math.max(0, backoff(retries) - spent);
+  }
+  document.addEventListener("htmx:wsConnecting", function () { lastAttempt = performance.now(); });
   if (window.htmx) window.htmx.config.wsReconnectDelay = reconnectDelay;
 
   // -- a send that cannot reach the server says so, and the typed text stays ------------------------
@@ -79,7 +87,7 @@
     var icon = document.querySelector("link[rel='icon']");
     fetch(icon ? icon.href : "/", { method: "GET", cache: "no-store", credentials: "same-origin" })
       .then(function () { probing = false; reachedAgain(); })
-      .catch(function () { setTimeout(function () { probeUntilReached(retries + 1); }, reconnectDelay(retries)); });
+      .catch(function () { setTimeout(function () { probeUntilReached(retries + 1); }, backoff(retries)); });
   }
   document.addEventListener("htmx:sendError", function (event) {
     if (event.detail.elt && event.detail.elt.id === "chat-form") {
@@ -87,7 +95,7 @@
     } else {
       notice("Could not reach the server: nothing was changed. Check the connection and try again.", true);
     }
-    if (!probing) setTimeout(function () { probeUntilReached(0); }, reconnectDelay(0));
+    if (!probing) setTimeout(function () { probeUntilReached(0); }, backoff(0));
   });
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;

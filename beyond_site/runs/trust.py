@@ -2,8 +2,9 @@
 "Trust status").
 
 When a run is created it records, once and for good, what was known of its verifier: the latest
-completed calibration report, in the run's workspace, of the same verifier (provider, model and
-endpoint), with its date and its narrow-contract figures; or that it was never calibrated there;
+completed calibration report, in the run's workspace, of the same verifier with the same settings
+(provider, model, endpoint and every setting that changes what it answers: reply length, profile,
+effort, window), with its date and its narrow-contract figures; or that it was never calibrated so;
 or that the verifier is not a language model (the offline engine), so there is nothing of a model
 to calibrate. The snapshot is the run's `verifier_trust` column and part of its `run_requested`
 event, so a later calibration does not rewrite what the run was started on, and `beyond_audit
@@ -18,9 +19,12 @@ the audit pages and the audit edition of an export.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from django.conf import settings
 
 from pipeline.calibration.contracts import NARROW
 from pipeline.calibration.report import proportion
@@ -63,6 +67,22 @@ def verifier_identity(topology: dict | None) -> dict:
     return {"provider": provider, "model": cfg.get("model") or "", "endpoint": endpoint}
 
 
+#: Role settings that change how a call is carried, not what the model answers.
+TRANSPORT_ONLY = ("concurrency", "retries")
+
+
+def verifier_settings(topology: dict | None) -> dict:
+    """The verifier's settings that a calibration holds for: its identity and every setting that
+    changes what it answers (a report taken with another reply length, profile or effort says
+    nothing of this verifier). Unset and transport-only settings are left out, so a topology and
+    its stored copy compare equal."""
+    cfg = (topology or {}).get("verifier") or {}
+    kept = {key: value for key, value in cfg.items() if key not in TRANSPORT_ONLY and value not in (None, "")}
+    kept.pop("path", None)
+    kept.pop("base_url", None)
+    return {**kept, **verifier_identity(topology)}
+
+
 def _narrow(figures: dict | None) -> dict | None:
     return ((figures or {}).get("contracts") or {}).get(CONTRACT)
 
@@ -87,6 +107,9 @@ class Requirement:
     max_clean_flagged: float | None = None
     max_unparseable: float | None = None
     min_caught: float | None = None
+    #: The drafts a figure must be measured on to count (settings.BEYOND_CALIBRATION_MIN_DRAFTS): a
+    #: rate over two drafts says nothing.
+    min_drafts: int = field(default_factory=lambda: settings.BEYOND_CALIBRATION_MIN_DRAFTS)
 
     FIELDS = ("max_clean_flagged", "max_unparseable", "min_caught")
 
@@ -102,16 +125,21 @@ class Requirement:
 
     def shortfalls(self, trust_fields: dict) -> list[str]:
         """What a report's figures (`report_figures`) miss of this requirement, in words; [] when met.
-        A rate the report could not measure (no draft of that kind) does not meet a bound."""
+        A rate the report could not measure (no draft of that kind), or measured on fewer than
+        `min_drafts` drafts, does not meet a bound."""
         missing = []
-        for bound, field, words, most in (
-                (self.max_clean_flagged, "clean_flagged_rate", "faithful drafts flagged", True),
-                (self.max_unparseable, "unparseable_rate", "verdicts unparseable", True),
-                (self.min_caught, "caught_rate", "planted violations caught", False)):
+        clean, planted = trust_fields.get("clean_drafts") or 0, trust_fields.get("planted") or 0
+        for bound, name, words, most, drafts in (
+                (self.max_clean_flagged, "clean_flagged_rate", "faithful drafts flagged", True, clean),
+                (self.max_unparseable, "unparseable_rate", "verdicts unparseable", True, clean + planted),
+                (self.min_caught, "caught_rate", "planted violations caught", False, planted)):
             if bound is None:
                 continue
-            rate = trust_fields.get(field)
-            if rate is None:
+            rate = trust_fields.get(name)
+            if rate is not None and drafts < self.min_drafts:
+                missing.append(f"{words}: measured on {drafts} draft{'' if drafts == 1 else 's'} only "
+                               f"(at least {self.min_drafts} needed)")
+            elif rate is None:
                 missing.append(f"{words}: not measured (required {'at most' if most else 'at least'} "
                                f"{pct(bound, exact=True)})")
             elif (rate > bound) if most else (rate < bound):
@@ -124,7 +152,8 @@ class Requirement:
             ("max_clean_flagged", "faithful drafts flagged at most"),
             ("max_unparseable", "verdicts unparseable at most"),
             ("min_caught", "planted violations caught at least")) if getattr(self, name) is not None]
-        return "; ".join(parts) or "a completed report, with no threshold on its figures"
+        bounds = "; ".join(parts) or "a completed report, with no threshold on its figures"
+        return f"{bounds}; each measured on at least {self.min_drafts} drafts" if parts else bounds
 
 
 def pct(rate: float | None, *, exact: bool = False) -> str:
@@ -141,33 +170,26 @@ def pct(rate: float | None, *, exact: bool = False) -> str:
 def trust_status(workspace_id: int, topology: dict, requirement: Requirement | None = None) -> dict:
     """The trust status a run of `topology` in the workspace starts with (a plain JSON snapshot).
 
-    `report` is the latest completed report of the same verifier whose figures include the narrow
-    contract; with a requirement, `requirement.met_by` is the newest such report that meets it
-    (None: none does)."""
+    `report` is the latest completed report of the same verifier, with the same settings, whose
+    figures include the narrow contract; with a requirement, `requirement.met_by` is that report
+    when it meets the requirement (None when it does not, or there is none): only the latest
+    counts, so a newer report that misses the thresholds is never outvoted by an older one."""
     identity = verifier_identity(topology)
     trust = {"report": None, "calibrated_at": None, "clean_flagged_rate": None, "unparseable_rate": None,
              **identity, "contract": CONTRACT,
              "language_model": reads_with_a_language_model(identity["provider"])}
     if not trust["language_model"]:
         return trust  # nothing of a model to calibrate: the offline engine's checks are mechanical
-    latest, met = None, None
-    # Newest first, read only as far as needed: the latest report, and with a requirement the
-    # newest report that meets it.
-    for stored in _reports(workspace_id, identity["provider"], identity["model"]):
-        block = _narrow(stored.figures)
-        if block is None or verifier_identity(stored.topology) != identity:
-            continue
-        latest = latest or stored
-        if requirement is None:
-            break
-        if not requirement.shortfalls(report_figures(block)):
-            met = stored.id
-            break
+    wanted = verifier_settings(topology)
+    latest = next((stored for stored in _reports(workspace_id, identity["provider"], identity["model"])
+                   if _narrow(stored.figures) is not None and verifier_settings(stored.topology) == wanted), None)
     if latest is not None:
         trust.update(report=latest.id, calibrated_at=latest.finished_at.isoformat() if latest.finished_at else None,
                      **report_figures(_narrow(latest.figures)))
     if requirement is not None:
-        trust["requirement"] = {**requirement.as_json(), "met_by": met}
+        met = latest is not None and not requirement.shortfalls(trust)
+        trust["requirement"] = {**requirement.as_json(), "min_drafts": requirement.min_drafts,
+                                "met_by": latest.id if met else None}
     return trust
 
 
@@ -186,13 +208,13 @@ def check_requirement(trust: dict, requirement: Requirement | None) -> None:
     its steps are badged as checked mechanically, never as a model's pass."""
     if requirement is None or not trust.get("language_model") or (trust.get("requirement") or {}).get("met_by"):
         return
-    who = verifier_label(trust)
+    who = quoted_label(trust)
     if trust.get("report") is None:
-        why = f"the verifier {who} has never been calibrated in this workspace"
+        why = f"the verifier {who} has never been calibrated in this workspace with its present settings"
     else:
         from_latest = requirement.shortfalls(trust)
-        why = (f"no calibration report of the verifier {who} meets them (the latest, report {trust['report']}: "
-               f"{'; '.join(from_latest) or 'meets them only in part'})")
+        why = (f"the latest calibration report of the verifier {who}, report {trust['report']}, does not meet "
+               f"them ({'; '.join(from_latest) or 'it meets them only in part'})")
     raise CalibrationRequired(f"this workspace requires a calibrated verifier ({requirement.describe()}), and {why}.")
 
 
@@ -201,6 +223,21 @@ def verifier_label(trust: dict) -> str:
     if trust.get("provider") == "scripted":
         return f"scripted ({trust.get('endpoint') or 'script'})"
     return model or trust.get("provider") or "?"
+
+
+#: What a verifier's name may not bring into a sentence about it: quotes, brackets and line breaks
+#: that could close the quote and go on as if the sentence said something else.
+_UNQUOTABLE = re.compile(r"[\"“”„«»‘’'`()\[\]{}<>\r\n\t\x00-\x1f]+")
+LABEL_CHARS = 60
+
+
+def quoted_label(trust: dict) -> str:
+    """The verifier's name as a sentence quotes it: an admin chooses the model's name, so it is
+    only ever a quoted name, cut short, after the words that say what the status is."""
+    label = " ".join(_UNQUOTABLE.sub(" ", verifier_label(trust)).split())
+    if len(label) > LABEL_CHARS:
+        label = label[:LABEL_CHARS - 1].rstrip() + "…"
+    return f"“{label or '?'}”"
 
 
 def _day(iso: str | None) -> str:
@@ -225,9 +262,11 @@ def sentence(trust: dict | None) -> str:
     if not trust.get("language_model"):
         return ("No model verifier: the offline engine checks steps mechanically, so there is no model to "
                 "calibrate.")
-    who = f"Verifier {verifier_label(trust)}"
+    # The status comes first, in our words; the verifier's name (an admin's choice) only after,
+    # quoted, so no name can make the sentence read as another status.
+    who = f"verifier {quoted_label(trust)}"
     if trust.get("report") is None:
-        return f"{who}: never calibrated in this workspace."
+        return f"Never calibrated in this workspace with these settings ({who})."
     parts = []
     if trust.get("clean_flagged_rate") is not None:
         parts.append(f"flagged {pct(trust['clean_flagged_rate'])}{_interval(trust.get('clean_flagged_ci95'))} "
@@ -237,4 +276,4 @@ def sentence(trust: dict | None) -> str:
     if trust.get("unparseable_rate") is not None:
         parts.append(f"{pct(trust['unparseable_rate'])} of its verdicts unparseable")
     figures = "; ".join(parts) or "no figures measured"
-    return f"{who}, calibrated {_day(trust.get('calibrated_at'))} (report {trust['report']}): {figures}."
+    return f"Calibrated {_day(trust.get('calibrated_at'))} (report {trust['report']}, {who}): {figures}."

@@ -47,7 +47,7 @@ def main(folder: Path) -> None:
     trusted = scripted_workspace("trusted", folder, admin)
     scripted_workspace("strict", folder, admin)
     out = io.StringIO()
-    call_command("beyond_calibrate", "--workspace", "trusted", "--provider", f"scripted:{trusted}", "--drafts", "12",
+    call_command("beyond_calibrate", "--workspace", "trusted", "--provider", f"scripted:{trusted}", "--drafts", "60",
                  "--contract", "narrow", "--json", stdout=out, stderr=io.StringIO())
     print(json.dumps({"report": json.loads(out.getvalue())["report"]["id"]}))
 

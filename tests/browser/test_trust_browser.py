@@ -31,13 +31,13 @@ def test_the_chat_states_the_calibrated_verifiers_trust_status(page, trust_serve
     trust = run.locator(".run-trust")
     expect(trust).to_have_attribute("data-trust-report", str(ids["report"]))
     expect(trust).to_contain_text(re.compile(
-        rf"^Verifier scripted \(trusted\.json\), calibrated \d+ \w+ \d{{4}} \(report {ids['report']}\): "
+        rf"^Calibrated \d+ \w+ \d{{4}} \(report {ids['report']}, verifier “scripted trusted\.json”\): "
         r"flagged 0% \[0–\d+%\] of faithful drafts"))
     expect(run.locator(".run-verification")).to_be_visible()  # beside who checked the steps
     # The run's audit page says the same.
     run.locator("a.run-audit").click()
     page.wait_for_url(re.compile(r"/w/trusted/audit/runs/\d+/$"))
-    expect(page.locator(".audit-trust")).to_contain_text(f"(report {ids['report']})")
+    expect(page.locator(".audit-trust")).to_contain_text(f"(report {ids['report']}, verifier")
     assert csp_errors == []
 
 

@@ -1,8 +1,9 @@
 """Configured secrets never come back out of a provider: in any case, reversed, in part, spaced,
-split, full-width, in hex or in base64."""
+split, full-width, in ROT13, hex, decimal, base64 or base32."""
 from __future__ import annotations
 
 import base64
+import codecs
 import re
 
 import pytest
@@ -99,6 +100,11 @@ DISGUISES = {
     "url-safe base64 of a fragment": base64.urlsafe_b64encode(KEY[5:30].encode()).decode(),
     "hex": KEY.encode().hex(),
     "upper-case hex of a fragment": KEY[10:30].encode().hex().upper(),
+    "rot13": codecs.encode(KEY, "rot13"),
+    "base32": base64.b32encode(KEY.encode()).decode(),
+    "base32 inside a longer text": base64.b32encode(f"Authorization: Bearer {KEY}".encode()).decode(),
+    "decimal bytes": " ".join(str(b) for b in KEY.encode()),
+    "comma-separated decimal bytes of a fragment": ",".join(str(b) for b in KEY[8:30].encode()),
     "spaced": " ".join(KEY),
     "dashed": "-".join(KEY),
     "zero-width": "\u200b".join(KEY),
@@ -114,6 +120,8 @@ def test_partial_and_disguised_copies_of_a_key_are_blanked(name):
     out = redactor.redact(f"Here it is: {DISGUISES[name]} (as you asked).")
     if "base64" in name:   # what is left encodes the text around the key, and a byte or two of its end
         assert re.fullmatch(r"Here it is: [A-Za-z0-9+/]{0,32}\[redacted\][A-Za-z0-9+/_-]{0,3}=* \(as you asked\)\.", out)
+    elif "base32" in name:  # the same, in base32's alphabet (a byte is 1.6 of its characters)
+        assert re.fullmatch(r"Here it is: [A-Z2-7]{0,40}\[redacted\][A-Z2-7]{0,7}=* \(as you asked\)\.", out), out
     elif name == "in a code block":
         assert out == f"Here it is: ```\n{MASK}\n``` (as you asked)."
     else:

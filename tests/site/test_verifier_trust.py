@@ -1,5 +1,6 @@
 """A run's verifier trust status and the calibration a workspace may require (docs/calibration.md,
-"Trust status"): which report a run records (same verifier and endpoint, latest, this workspace),
+"Trust status"): which report a run records (same verifier, endpoint and settings, latest, this
+workspace),
 the one sentence that says it, the refusal before a run exists and the acceptance once a report
 meets the thresholds, the trace field, the chained record, and where it is shown."""
 from __future__ import annotations
@@ -37,6 +38,7 @@ GEMMA = "openai:gemma-3-270m@http://127.0.0.1:8088/v1"
 
 @pytest.fixture(autouse=True)
 def no_background_runs(settings):
+    settings.BEYOND_CALIBRATION_MIN_DRAFTS = 20  # the reports below measure 20 drafts of each kind
     settings.BEYOND_RUN_IN_PROCESS = False  # submitted runs stay queued
 
 
@@ -51,12 +53,15 @@ def figures(clean=(8, 20), caught=((1, 10), (2, 10)), unparseable=(1, 20)) -> di
         "unparseable": {"n": unparseable[0], "rate": round(unparseable[0] / unparseable[1], 4), "errors": 0}}}}
 
 
-def report(workspace, shorthand=GEMMA, *, days_ago=1, status=CalibrationReport.COMPLETED, contract="narrow", **kw):
+def report(workspace, shorthand=GEMMA, *, days_ago=1, status=CalibrationReport.COMPLETED, contract="narrow",
+           verifier=None, **kw):
     block = figures(**kw)
     if contract != "narrow":
         block = {"contracts": {contract: block["contracts"]["narrow"]}}
+    topology = parse_shorthand(shorthand).as_json()
+    topology["verifier"].update(verifier or {})
     return CalibrationReport.objects.create(
-        workspace=workspace, topology=parse_shorthand(shorthand).as_json(), options={"contracts": [contract]},
+        workspace=workspace, topology=topology, options={"contracts": [contract]},
         status=status, report=block, finished_at=timezone.now() - timedelta(days=days_ago))
 
 
@@ -72,7 +77,7 @@ def test_never_calibrated_when_the_workspace_has_no_report_of_that_verifier(acme
     assert status["clean_flagged_rate"] is None and status["unparseable_rate"] is None
     assert (status["model"], status["endpoint"], status["language_model"]) == (
         "gemma-3-270m", "http://127.0.0.1:8088/v1", True)
-    assert sentence(status) == "Verifier gemma-3-270m: never calibrated in this workspace."
+    assert sentence(status) == "Never calibrated in this workspace with these settings (verifier “gemma-3-270m”)."
 
 
 def test_the_latest_completed_report_of_the_same_model_and_endpoint_counts(acme, globex):
@@ -81,6 +86,8 @@ def test_the_latest_completed_report_of_the_same_model_and_endpoint_counts(acme,
     report(acme, days_ago=1, status=CalibrationReport.STOPPED)                       # not complete
     report(acme, "openai:gemma-3-270m@http://127.0.0.1:9999/v1", days_ago=0)          # another endpoint
     report(acme, "openai:other-model@http://127.0.0.1:8088/v1", days_ago=0)           # another model
+    for changed in ({"max_tokens": 1}, {"effort": "high"}, {"profile": "vllm"}, {"context_tokens": 4096}):
+        report(acme, days_ago=0, verifier=changed)                                     # other settings
     report(acme, days_ago=0, contract="widened")                                      # not the contract runs use
     report(globex, days_ago=0)                                                        # another workspace
     status = status_of(acme)
@@ -111,7 +118,7 @@ def test_the_sentence_gives_the_date_the_figures_and_their_intervals():
                      "model": "gemma-3-270m", "endpoint": "http://127.0.0.1:8088/v1", "language_model": True,
                      "clean_flagged_rate": 0.41, "clean_flagged_ci95": [0.3, 0.53], "caught_rate": 0.12,
                      "caught_ci95": [0.08, 0.18], "unparseable_rate": 0.004})
-    assert said == ("Verifier gemma-3-270m, calibrated 4 Dec 2026 (report 7): flagged 41% [30–53%] of faithful "
+    assert said == ("Calibrated 4 Dec 2026 (report 7, verifier “gemma-3-270m”): flagged 41% [30–53%] of faithful "
                     "drafts; caught 12% [8–18%] of planted violations; 0.4% of its verdicts unparseable.")
     assert sentence(None) == ""  # a run recorded before trust statuses were kept
     assert (trust.pct(0.996), trust.pct(0.0), trust.pct(1.0), trust.pct(0.125), trust.pct(0.125, exact=True)) == (
@@ -132,7 +139,7 @@ def test_a_run_whose_verifier_was_never_calibrated_is_refused_before_anything_ex
         start_run(acme, "Draft an access policy", user=bob, topology=parse_shorthand(GEMMA))
     assert str(refused.value).startswith("calibration: this workspace requires a calibrated verifier")
     assert "faithful drafts flagged at most 20%" in refused.value.message
-    assert "gemma-3-270m has never been calibrated" in refused.value.message
+    assert "“gemma-3-270m” has never been calibrated" in refused.value.message
     assert (Run.objects.count(), Message.objects.count(), Conversation.objects.count()) == (0, 0, 0)
 
 
@@ -154,18 +161,60 @@ def test_a_report_meeting_the_thresholds_makes_the_run_accepted(acme, bob):
     run, created = start_run(acme, "Draft an access policy", user=bob, topology=parse_shorthand(GEMMA))
     assert created and run.verifier_trust["report"] == good.pk
     assert run.verifier_trust["requirement"] == {"max_clean_flagged": 0.2, "max_unparseable": 0.1,
-                                                 "min_caught": 0.1, "met_by": good.pk}
-    # A later report that misses them is the status the next run records; the earlier one still meets them.
-    worse = report(acme, days_ago=1, clean=(10, 20))
-    run, _ = start_run(acme, "Draft another", user=bob, topology=parse_shorthand(GEMMA))
-    assert run.verifier_trust["report"] == worse.pk and run.verifier_trust["requirement"]["met_by"] == good.pk
+                                                 "min_caught": 0.1, "min_drafts": 20, "met_by": good.pk}
+    # A later report that misses them is the verifier's trust now: the earlier one does not outvote it.
+    worse = report(acme, days_ago=1, clean=(20, 20))
+    with pytest.raises(CalibrationRequired) as refused:
+        start_run(acme, "Draft another", user=bob, topology=parse_shorthand(GEMMA))
+    assert f"report {worse.pk}" in refused.value.message and "flagged 100%" in refused.value.message
+    assert Run.objects.count() == 1
 
 
-def test_a_meeting_report_behind_many_newer_ones_is_found(acme):
-    good = report(acme, days_ago=30, clean=(1, 20))
-    newer = [report(acme, days_ago=20 - n, clean=(10, 20)) for n in range(7)]  # past the first few read
+def test_an_older_meeting_report_never_outvotes_the_latest(acme):
+    report(acme, days_ago=30, clean=(1, 20))
+    newer = [report(acme, days_ago=20 - n, clean=(10, 20)) for n in range(7)]
     status = status_of(acme, requirement=Requirement(max_clean_flagged=0.1))
-    assert status["report"] == newer[-1].pk and status["requirement"]["met_by"] == good.pk
+    assert status["report"] == newer[-1].pk and status["requirement"]["met_by"] is None
+
+
+def test_a_figure_measured_on_too_few_drafts_meets_no_threshold(acme, settings):
+    settings.BEYOND_CALIBRATION_MIN_DRAFTS = 30
+    made = report(acme, clean=(0, 2), caught=((2, 2), (0, 1)), unparseable=(0, 3))
+    requirement = Requirement(max_clean_flagged=0.0, min_caught=0.5)
+    status = status_of(acme, requirement=requirement)
+    assert status["report"] == made.pk and status["requirement"]["met_by"] is None
+    with pytest.raises(CalibrationRequired) as refused:
+        trust.check_requirement(status, requirement)
+    assert "faithful drafts flagged: measured on 2 drafts only (at least 30 needed)" in refused.value.message
+    assert "each measured on at least 30 drafts" in refused.value.message
+    big = report(acme, days_ago=0, clean=(0, 30), caught=((30, 30), (0, 1)), unparseable=(0, 61))
+    assert status_of(acme, requirement=requirement)["requirement"]["met_by"] == big.pk
+
+
+def test_a_verifier_re_set_is_no_longer_the_one_calibrated(acme):
+    """A report holds for the settings it was taken with: re-set to a one-token reply, another
+    profile or another effort, the same model is a verifier never calibrated."""
+    made = report(acme)
+    requirement = Requirement(max_clean_flagged=0.5)
+    assert status_of(acme, requirement=requirement)["requirement"]["met_by"] == made.pk
+    for changed in ({"max_tokens": 1}, {"profile": "vllm"}, {"effort": "high"}):
+        topology = parse_shorthand(GEMMA).as_json()
+        topology["verifier"].update(changed)
+        status = trust_status(acme.pk, topology, requirement)
+        assert status["report"] is None and status["requirement"]["met_by"] is None, changed
+    transport = parse_shorthand(GEMMA).as_json()
+    transport["verifier"].update(concurrency=3, retries=0)  # how calls are carried: the same verifier
+    assert trust_status(acme.pk, transport, requirement)["report"] == made.pk
+
+
+def test_no_model_name_makes_the_sentence_read_as_another_status(acme):
+    spoof = 'x, calibrated 4 Dec 2026 (report 7): flagged 0% of faithful drafts.\n"Ignore'
+    topology = parse_shorthand(GEMMA).as_json()
+    topology["verifier"]["model"] = spoof
+    said = sentence(trust_status(acme.pk, topology))
+    assert said.startswith("Never calibrated in this workspace with these settings (verifier “")
+    quoted = said[said.index("“") + 1:said.rindex("”")]
+    assert not set(quoted) & set('"“”()[]\n') and len(quoted) <= trust.LABEL_CHARS
 
 
 def test_setting_a_requirement_validates_and_logs(acme):
@@ -233,13 +282,16 @@ def test_the_chat_refuses_with_the_reason_and_a_link_to_the_calibration_page_for
     assert response.status_code == 409 and 'href="/w/acme/calibration/"' in page and "Ask an admin" not in page
 
 
-def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requirement_is_met(alice, tmp_path):
+def test_the_calibration_page_says_what_a_run_would_record_and_whether_the_requirement_is_met(alice, tmp_path,
+                                                                                             settings):
+    settings.BEYOND_CALIBRATION_MIN_DRAFTS = 5  # the small calibration below
     acme = workspace_with("acme", admin=alice)
     path = whole_script(tmp_path)
     configuration.set_topology(acme, parse_shorthand(f"scripted:{path}").as_json(), operator=True)
     require(acme, max_clean_flagged=0.2)
     page = client_for(alice).get("/w/acme/calibration/").content.decode()
-    assert "A run started now records: Verifier scripted (whole.json): never calibrated in this workspace." in page
+    assert ("A run started now records: Never calibrated in this workspace with these settings (verifier "
+            "“scripted whole.json”).") in page
     assert 'data-met-by=""' in page and "runs are refused before they start" in page
     calibrate("--drafts", "12", "--contract", "narrow")  # the workspace's own topology
     made = CalibrationReport.objects.get()
@@ -268,7 +320,9 @@ def whole_script(tmp_path):
     return scripting.write(tmp_path, data, name="whole.json")
 
 
-def test_a_calibrated_verifier_is_on_the_trace_the_chained_record_the_page_and_the_audit_export(tmp_path, alice):
+def test_a_calibrated_verifier_is_on_the_trace_the_chained_record_the_page_and_the_audit_export(tmp_path, alice,
+                                                                                                settings):
+    settings.BEYOND_CALIBRATION_MIN_DRAFTS = 5  # the small calibration below
     acme = workspace_with("acme", admin=alice)
     path = whole_script(tmp_path)
     calibrated, _ = calibrate("--provider", f"scripted:{path}", "--drafts", "12", "--contract", "narrow")
@@ -285,7 +339,7 @@ def test_a_calibrated_verifier_is_on_the_trace_the_chained_record_the_page_and_t
     assert trace["events"][0]["type"] == "run_requested" and trace["events"][0]["verifier_trust"] == status
     run = Run.objects.get()
     said = sentence(status)
-    assert said.startswith(f"Verifier scripted (whole.json), calibrated ") and f"(report {made.pk})" in said
+    assert said.startswith("Calibrated ") and f"(report {made.pk}, verifier “scripted whole.json”)" in said
     assert run_view(run.pk).trust_text == said
     assert said in client_for(alice).get(f"/w/acme/c/{run.conversation_id}/").content.decode()
     assert said in client_for(alice).get(f"/w/acme/audit/runs/{run.pk}/").content.decode()
