@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
 from tests import scripting
-from tests.realmodel.rules import MODEL, role, topology
+from tests.realmodel.rules import MODEL, topology
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,6 +22,7 @@ def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, mode
     out, err = io.StringIO(), io.StringIO()
     roles = topology(model_server)
     roles["verifier"]["max_tokens"] = 160
+    calibrated = dict(roles["verifier"])
     call_command("beyond_calibrate", "--workspace", "acme", "--topology", json.dumps(roles), "--contract", "both",
                  "--drafts", str(DRAFTS), "--workspace-drafts", "0", "--json", stdout=out, stderr=err)
     document = json.loads(out.getvalue())
@@ -44,7 +45,8 @@ def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, mode
     # scripted to decline, so the run ends at once: the status is taken when a run starts).
     script = scripting.write(tmp_path, {"planner": [json.dumps(scripting.declined_brief())]})
     scripted = {"provider": "scripted", "path": str(script)}
-    roles = {"planner": scripted, "executor": scripted, "summarizer": scripted, "verifier": role(model_server, "verifier")}
+    # The verifier exactly as calibrated: a report holds for the settings it was taken with.
+    roles = {"planner": scripted, "executor": scripted, "summarizer": scripted, "verifier": calibrated}
     out = io.StringIO()
     call_command("beyond_run", "--workspace", "acme", "--json", "--task", "Translate the policy into French",
                  "--topology", json.dumps(roles), stdout=out)
