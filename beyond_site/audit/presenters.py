@@ -14,7 +14,7 @@ from django.db.models import Count, Q, Sum
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
-from beyond_site.runs import verification
+from beyond_site.runs import chain, verification
 from beyond_site.runs.trust import sentence as trust_sentence
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
@@ -52,19 +52,24 @@ def list_rows(runs: list[Run]) -> list[dict]:
     """
     ids = [r.pk for r in runs]
     steps = defaultdict(lambda: {"released": 0, "total": 0, "warnings": 0})
+    rows_of: dict[int, list[Step]] = defaultdict(list)
     # order_by(): the models' default orderings go through the run, and would join it for nothing.
-    for s in Step.objects.filter(run_id__in=ids).order_by().values("run_id", "status", "warnings"):
-        row = steps[s["run_id"]]
+    for s in Step.objects.filter(run_id__in=ids).order_by():
+        rows_of[s.run_id].append(s)
+        row = steps[s.run_id]
         row["total"] += 1
-        row["released"] += s["status"] == Step.RELEASED
-        row["warnings"] += len(s["warnings"] or [])
+        row["released"] += s.status == Step.RELEASED
+        row["warnings"] += len(s.warnings or [])
+    # Checked as it is shown: an edited step is marked here at once (runs/chain.py).
+    tampered = chain.shown_tampered({r.pk: r for r in runs}, rows_of)
     costs = {c["run_id"]: c for c in ModelCall.objects.filter(run_id__in=ids).order_by().values("run_id")
              .annotate(cost=Sum("cost"), calls=Count("id"))}
     return [
         {"run": r, "released": steps[r.pk]["released"], "total": steps[r.pk]["total"],
          # Every warning a reader of the run meets: its steps', its own, and its recap's findings.
          "warnings": steps[r.pk]["warnings"] + len(r.warnings or []) + len(r.summary_findings or []),
-         "cost": costs.get(r.pk, {}).get("cost"), "checked": verification.SHORT.get(r.verification, "")}
+         "cost": costs.get(r.pk, {}).get("cost"), "checked": verification.SHORT.get(r.verification, ""),
+         "tampered": r.pk in tampered}
         for r in runs
     ]
 

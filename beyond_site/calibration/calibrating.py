@@ -20,6 +20,7 @@ from pipeline.calibration import (CONTRACTS, Budget, CallResult, CorpusDraft, Pr
 from pipeline.providers import close_all
 from pipeline.topology import Topology, parse_topology
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
+from beyond_site.calibration.trust import complete
 from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.context import enabled_imported_packs
 from beyond_site.runs.models import Run, Step
@@ -151,7 +152,12 @@ class _Store:
         fields = {"status": status, "message": message, "finished_at": timezone.now(), "lease_expires_at": None}
         if figures is not None:
             fields["report"] = figures
-        return _mine(self.report_id, self.owner).update(**fields) == 1
+
+        def update() -> bool:
+            return _mine(self.report_id, self.owner).update(**fields) == 1
+        if status != CalibrationReport.COMPLETED:
+            return update()
+        return complete(self.report_id, update)  # on the change log as it completes
 
 
 def _load(report_id: int):

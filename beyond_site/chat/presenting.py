@@ -15,7 +15,7 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
-from beyond_site.runs import verification
+from beyond_site.runs import chain, verification
 from beyond_site.runs.naming import document_title
 from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
@@ -125,6 +125,9 @@ class RunView:
     recap_specifics: SpecificsView | None = None
     #: The run's version of its conversation's document (runs/versions.py), once it has finished.
     document: DocumentVersion | None = None
+    #: Its released steps or recap, as shown, no longer match the events that released them
+    #: (runs/chain.py `shown_tampered`): the page says so above them.
+    tampered: bool = False
 
     @property
     def open_points(self) -> int:
@@ -244,7 +247,7 @@ class _RunRows:
     sources: list[SourceView] = field(default_factory=list)
 
 
-def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
+def _view(rows: _RunRows, document: DocumentVersion | None = None, tampered: bool = False) -> RunView:
     run = rows.run
     # A declined run drafted nothing: a declined redo's planned steps are not shown waiting.
     steps = [] if run.status == Run.DECLINED else [step_view(s, rows.halts, rows.sources, run.verification)
@@ -259,7 +262,8 @@ def _view(rows: _RunRows, document: DocumentVersion | None = None) -> RunView:
                    last_seq=rows.last_seq, outcome=outcome, recap_findings=recap_findings(run.summary_findings),
                    sources=rows.sources, retried=run.retried, verification_text=verification.words(run.verification),
                    trust_text=trust_sentence(run.verifier_trust),
-                   recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources), document=document)
+                   recap_specifics=specifics_view(run.summary_unsourced, run.summary_sources), document=document,
+                   tampered=tampered)
 
 
 def run_views(run_ids) -> dict[int, RunView]:
@@ -284,9 +288,10 @@ def run_views(run_ids) -> dict[int, RunView]:
     latest_seq = progress_events.filter(run_id=OuterRef("run_id")).order_by("-seq").values("seq")[:1]
     latest = {e.run_id: e for e in progress_events.filter(seq=Subquery(latest_seq))}
     documents = document_versions(r for r in runs.values() if r.is_finished)
+    tampered = chain.shown_tampered(runs, steps)
     return {run_id: _view(_RunRows(run=runs[run_id], last_seq=last_seqs.get(run_id) or 0, steps=steps[run_id],
                                    latest=latest.get(run_id), halts=halts[run_id], sources=sources.get(run_id, [])),
-                          documents.get(run_id))
+                          documents.get(run_id), run_id in tampered)
             for run_id in ids if run_id in runs}
 
 
@@ -305,7 +310,7 @@ def run_view(run_id: int) -> RunView:
             sources = source_views(e.payload.items, run.brief, released_texts(found.steps))
     document = document_version(run) if run.is_finished else None
     return _view(_RunRows(run=run, last_seq=found.last_seq or 0, steps=found.steps, latest=found.latest, halts=halts,
-                          sources=sources), document)
+                          sources=sources), document, bool(chain.shown_tampered({run.pk: run}, {run.pk: found.steps})))
 
 
 class RunRead(NamedTuple):

@@ -15,7 +15,9 @@ and the audit page call the rest.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
+from collections.abc import Callable
 import hashlib
 import logging
 from datetime import timedelta
@@ -35,7 +37,7 @@ from beyond_site.runs.provenance import NOT_CHECKED, Provenance
 from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
                                      WorkspaceLedger)
 from beyond_site.runs.verification import combined, step_checker
-from beyond_site.workspaces.changelog import verify_changes
+from beyond_site.workspaces.changelog import settings_problems, verify_changes
 from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
 # The admin change log's own chain (workspaces/changelog.py) is verified with the runs. It is
@@ -319,6 +321,31 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
     report.problems += blob_problems(expected.blobs)
 
 
+def shown_tampered(runs: dict[int, Run], steps: dict[int, list[Step]]) -> set[int]:
+    """The runs among `runs` whose released steps or recap, as the pages show them, no longer
+    match the events that released them: what the chat and the run list check as they draw runs,
+    so an edited step is marked at once, not at the next periodic check. Two queries for any
+    number of runs; `steps` holds each run's Step rows, as the page read them."""
+    released: dict[int, dict[int, str]] = collections.defaultdict(dict)
+    recaps: dict[int, str] = {}
+    rows = RunEvent.objects.filter(run_id__in=list(runs), type__in=(ev.STEP_RELEASED, ev.SUMMARY_READY))
+    for run_id, type_, data, at in rows.values_list("run_id", "type", "data", "at"):
+        p = ev.load(type_, data)
+        if type_ == ev.STEP_RELEASED:
+            released[run_id][p.step] = _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at,
+                                                         p.carried_over)
+        else:
+            recaps[run_id] = _fingerprint(p.summary, p.findings)
+    tampered = set()
+    for run_id, run in runs.items():
+        shown = {s.index: _step_fingerprint(s.status, s.badge, s.content, s.warnings, s.released_at, s.carried_over)
+                 for s in steps.get(run_id, []) if s.status == Step.RELEASED or s.badge is not None}
+        recap = _fingerprint(run.summary, run.summary_findings or [])
+        if shown != released.get(run_id, {}) or recap != recaps.get(run_id, _fingerprint(None, [])):
+            tampered.add(run_id)
+    return tampered
+
+
 def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
     status, halt_reason, decline_reason, finished_at, brief, summary, findings, verification = Run.objects.filter(
         pk=run.pk).values_list("status", "halt_reason", "decline_reason", "finished_at", "brief", "summary",
@@ -468,6 +495,20 @@ def _check_ledger(workspace: Workspace, report: WorkspaceReport) -> None:
         prev, last_seq = stored, seq
 
 
+#: Checks of what the apps above this one keep on a workspace's chain (the calibration reports),
+#: each `(workspace) -> [problem]`, handed over as those apps start (calibration/apps.py).
+_checks_from_above: list[Callable[[Workspace], list[str]]] = []
+
+
+def also_verify(check: Callable[[Workspace], list[str]]) -> None:
+    if check not in _checks_from_above:
+        _checks_from_above.append(check)
+
+
+def _other_problems(workspace: Workspace) -> list[str]:
+    return [problem for check in _checks_from_above for problem in check(workspace)]
+
+
 def verify_workspace(workspace: Workspace) -> WorkspaceReport:
     """Every run of the workspace, its ledger and its admin change log, one run at a time."""
     report, contexts_seen = WorkspaceReport(workspace), set()
@@ -480,7 +521,7 @@ def verify_workspace(workspace: Workspace) -> WorkspaceReport:
         if run_report.request_unchecked:
             report.request_unchecked.append(run.pk)
     _check_ledger(workspace, report)
-    report.changes = list(verify_changes(workspace))
+    report.changes = [*verify_changes(workspace), *settings_problems(workspace), *_other_problems(workspace)]
     report.files = file_problems(workspace)
     report.checks = check_log_problems(workspace)
     return report

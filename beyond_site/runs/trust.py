@@ -43,6 +43,9 @@ class StoredReport:
     topology: dict
     finished_at: datetime | None
     figures: dict | None
+    #: Whether the report is as it was when it completed (its fingerprint on the workspace's
+    #: change log matches): a report changed afterwards, or never logged, counts for nothing.
+    intact: bool = True
 
 
 #: The completed reports of a workspace whose verifier has this provider and model, newest first
@@ -182,7 +185,8 @@ def trust_status(workspace_id: int, topology: dict, requirement: Requirement | N
         return trust  # nothing of a model to calibrate: the offline engine's checks are mechanical
     wanted = verifier_settings(topology)
     latest = next((stored for stored in _reports(workspace_id, identity["provider"], identity["model"])
-                   if _narrow(stored.figures) is not None and verifier_settings(stored.topology) == wanted), None)
+                   if stored.intact and _narrow(stored.figures) is not None
+                   and verifier_settings(stored.topology) == wanted), None)
     if latest is not None:
         trust.update(report=latest.id, calibrated_at=latest.finished_at.isoformat() if latest.finished_at else None,
                      **report_figures(_narrow(latest.figures)))

@@ -118,3 +118,31 @@ def verify_changes(workspace: Workspace) -> list[str]:
                             "or rows before it were changed, moved or removed")
         expected, prev = row.seq + 1, row.hash
     return problems
+
+
+#: The workspace's settings that its change log says the value of: each is only ever changed
+#: through a logged change (the app, the admin site, the commands), so its value must be the last
+#: change's `after`. The calibration requirement is logged from the start (none until a change sets
+#: one); the others from their first logged change.
+LOGGED_SETTINGS = {"calibration_requirement": "calibration_requirement_changed", "topology": "topology_changed",
+                   "enabled_frameworks": "frameworks_changed", "research_default": "research_default_changed",
+                   "name": "workspace_renamed"}
+LOGGED_FROM_THE_START = {"calibration_requirement": None}
+
+
+def settings_problems(workspace: Workspace) -> list[str]:
+    """The settings whose value is not what the change log last set: changed outside the
+    application (an SQL edit that clears the calibration requirement turns the gate off)."""
+    current = Workspace.objects.filter(pk=workspace.pk).values(*LOGGED_SETTINGS).get()
+    problems = []
+    for field, action in LOGGED_SETTINGS.items():
+        last = (WorkspaceEvent.objects.filter(workspace_id=workspace.pk, action=action).order_by("-seq")
+                .values_list("seq", "after").first())
+        if last is None and field not in LOGGED_FROM_THE_START:
+            continue
+        seq, expected = last if last is not None else (None, LOGGED_FROM_THE_START[field])
+        if _plain(current[field]) != _plain(expected):
+            said = f"change {seq}" if seq else "the log, which holds no change of it"
+            problems.append(f"the workspace's {field.replace('_', ' ')} is not what {said} set: it was changed "
+                            "outside the application")
+    return problems

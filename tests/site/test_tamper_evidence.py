@@ -350,10 +350,12 @@ def test_the_scaled_mode_job_runs_the_check_when_it_is_due(runs, settings):
 
 
 def test_changes_cut_from_the_end_of_the_change_log_are_caught_against_a_kept_anchor(acme, alice, tmp_path):
-    from beyond_site.workspaces.configuration import set_research_default
+    from beyond_site.workspaces.knowledge import add_memory
 
-    set_research_default(acme, True, user=alice)
-    set_research_default(acme, False, user=alice)
+    # Two changes that set no setting (a cut setting change is also seen by the settings' check:
+    # tests/site/test_tamper_settings.py).
+    add_memory(acme, "We are a 40-person company.", user=alice)
+    add_memory(acme, "Our offices are in Lyon.", user=alice)
     out = io.StringIO()
     call_command("beyond_audit", "anchor", stdout=out)
     assert json.loads(out.getvalue())["heads"]["acme"]["changes"]["seq"] == 2
@@ -400,3 +402,22 @@ def test_edited_unsourced_specifics_are_caught(acme, tmp_path):
     line = assert_caught(run, "the unsourced specifics of step 1 does not match event",
                          "the run's count of unsourced specifics (0) does not match its events (2)")
     assert "recap" not in line
+
+
+def test_an_edited_step_is_marked_at_once_in_the_chat_and_the_run_list(runs, client, people):
+    """Checked as they are shown (runs/chain.py `shown_tampered`), not at the next periodic check."""
+    client.force_login(people["admin"])
+    edited, untouched = runs
+    assert edited.conversation_id and untouched.conversation_id
+
+    def marked() -> tuple[bool, bool, int]:
+        chat = [client.get(f"/w/acme/c/{run.conversation_id}/").content.decode() for run in (edited, untouched)]
+        listed = client.get("/w/acme/audit/").content.decode()
+        return "data-record-broken" in chat[0], "data-record-broken" in chat[1], listed.count("data-record-broken")
+
+    assert marked() == (False, False, 0)
+    sql("UPDATE runs_step SET content = %s WHERE run_id = %s AND \"index\" = 2", ["Edited after release.", edited.pk])
+    assert marked() == (True, False, 1)
+    sql("UPDATE runs_step SET content = %s WHERE run_id = %s AND \"index\" = 2", ["Draft two.", edited.pk])
+    sql("UPDATE runs_run SET summary = %s WHERE id = %s", ["A recap nobody wrote.", untouched.pk])
+    assert marked() == (False, True, 1)

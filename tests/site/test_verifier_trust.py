@@ -16,6 +16,7 @@ from django.utils import timezone
 from openpyxl import load_workbook
 
 from beyond_site.calibration.models import CalibrationReport
+from beyond_site.calibration.trust import log_completed
 from beyond_site.chat.presenting import run_view
 from beyond_site.exports.formats import FORMATS
 from beyond_site.runs import trust
@@ -60,9 +61,13 @@ def report(workspace, shorthand=GEMMA, *, days_ago=1, status=CalibrationReport.C
         block = {"contracts": {contract: block["contracts"]["narrow"]}}
     topology = parse_shorthand(shorthand).as_json()
     topology["verifier"].update(verifier or {})
-    return CalibrationReport.objects.create(
+    made = CalibrationReport.objects.create(
         workspace=workspace, topology=topology, options={"contracts": [contract]},
         status=status, report=block, finished_at=timezone.now() - timedelta(days=days_ago))
+    if status == CalibrationReport.COMPLETED:  # as a report completing in the app is logged
+        made.refresh_from_db()
+        log_completed(made)
+    return made
 
 
 def status_of(workspace, shorthand=GEMMA, requirement=None):
