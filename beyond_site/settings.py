@@ -274,6 +274,15 @@ BEYOND_MAX_WORKSPACE_BYTES = envint("BEYOND_MAX_WORKSPACE_BYTES", 500 * 1024 * 1
 #: and at most this many of one member's at once, so one member's batch never holds them all.
 BEYOND_FILE_READERS = envint("BEYOND_FILE_READERS", 2)
 BEYOND_FILE_READERS_PER_MEMBER = envint("BEYOND_FILE_READERS_PER_MEMBER", 1)
+#: Word, PDF and Excel exports are written off the request (beyond_site/exports/jobs.py), this many
+#: at once per process (one member's at a time, as files are read). A document over
+#: BEYOND_EXPORT_MAX_CHARS is refused with the reason before any work (a 2.9 MB document took 223 s
+#: of CPU as PDF); a file still being written after BEYOND_EXPORT_TIMEOUT_S is given up; a request
+#: waits BEYOND_EXPORT_WAIT_S for its file, then says it is being prepared.
+BEYOND_EXPORT_WRITERS = envint("BEYOND_EXPORT_WRITERS", 1)
+BEYOND_EXPORT_MAX_CHARS = envint("BEYOND_EXPORT_MAX_CHARS", 1_000_000)
+BEYOND_EXPORT_TIMEOUT_S = envint("BEYOND_EXPORT_TIMEOUT_S", 120)
+BEYOND_EXPORT_WAIT_S = float(os.getenv("BEYOND_EXPORT_WAIT_S", "3"))
 #: A run whose conversation or workspace has files still being read waits this long for them;
 #: past it, it goes on without them and says so.
 BEYOND_RUN_WAITS_FOR_FILES_S = envint("BEYOND_RUN_WAITS_FOR_FILES_S", 60)

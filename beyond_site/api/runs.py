@@ -4,18 +4,20 @@ is a run like any other."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from typing import Literal
 
 from asgiref.sync import async_to_sync
 from django.http import Http404, HttpResponse
-from ninja import Header, Query, Status
+from ninja import Header, Query, Status, Schema
 from ninja.errors import HttpError
 
 from beyond_site.api.base import api, membership, run_for
 from beyond_site.api.schemas import Problem, RedoIn, RunIn, RunStarted, Stopped, Trace, answers
 from beyond_site.exports.document import filename, nothing_to_export
 from beyond_site.workspaces.models import CLASSIFICATIONS
+from beyond_site.exports import jobs as export_jobs
 from beyond_site.exports.formats import FORMATS
 from beyond_site.exports.views import options_from
 from beyond_site.runs.bells import ring_doorbell, ring_stop_bell
@@ -151,7 +153,12 @@ DOCUMENT_TYPES = {f.content_type.split(";")[0]: {"schema": {"type": "string", "f
 DOCUMENT_TYPES["application/json"] = {"schema": {"$ref": "#/components/schemas/Trace"}}
 
 
-@api.get("/runs/{run_id}/export", response=answers({200: None, 422: Problem}), tags=["runs"],
+class Preparing(Schema):
+    status: Literal["preparing"]
+    detail: str
+
+
+@api.get("/runs/{run_id}/export", response=answers({200: None, 202: Preparing, 422: Problem}), tags=["runs"],
          openapi_extra={"responses": {200: {"description": "The file", "content": DOCUMENT_TYPES}}})
 def export_run(request, run_id: int, format: Format = "md", edition: Edition = "audit",
                classification: Classification | None = Query(None, description="The marking on every page "
@@ -166,14 +173,17 @@ def export_run(request, run_id: int, format: Format = "md", edition: Edition = "
         raise HttpError(409, nothing)
     fmt = FORMATS[format]
     options = options_from({"classification": classification, "endnotes": "1" if endnotes else ""})
-    try:
-        body = fmt.render(run, edition, options)
-    except Exception as exc:  # as the page says it: why, and which formats still work
-        log.exception("export %s of run %s failed", format, run.pk)
+    written = export_jobs.written_export(run, format, edition, options, request.user)
+    if written == export_jobs.PREPARING:  # a large document, being written: ask again
+        response = HttpResponse(json.dumps({"status": "preparing", "detail": f"The {fmt.label} is being written: "
+                                            "ask again in a moment."}), status=202, content_type="application/json")
+        response["Retry-After"] = "1"  # a large document's file, written off the request (exports/jobs.py)
+        return response
+    if not isinstance(written, bytes):  # as the page says it: why, and which formats still work
         others = ", ".join(other for other in FORMATS if other not in (format, "json"))
-        raise HttpError(422, f"This document could not be written as {fmt.label} ({type(exc).__name__}); "
-                             f"it can be exported as {others}.") from None
-    response = HttpResponse(body, content_type=fmt.content_type)
+        raise HttpError(422, f"This document could not be written as {fmt.label}: {written}; it can be exported "
+                             f"as {others}.")
+    response = HttpResponse(written, content_type=fmt.content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename(run, format, edition)}"'
     if run.requirements_gaps and edition == "client":
         response["Beyond-Coverage"] = f"{run.requirements_met} of {run.requirements_total} requirements met"

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from beyond_site.exports import md
+from beyond_site.exports import jobs as export_jobs, md
 from beyond_site.exports.document import CLIENT, EDITIONS, Options, filename
 from beyond_site.workspaces.models import CLASSIFICATIONS
 from beyond_site.exports.editions import AUDIT, build
@@ -49,14 +49,18 @@ def export(request, slug, run_id, ext):
     if nothing:
         return _text(nothing, status=409)
     fmt = FORMATS[ext]
-    try:
-        body = fmt.render(run, edition, options_from(request.GET))
-    except Exception as exc:  # a format that cannot be written says why; the run's other formats still work
-        log.exception("export %s of run %s failed", ext, run.pk)
-        return render(request, "exports/failed.html", {
-            "run": run, "workspace": run.workspace, "label": fmt.label, "reason": type(exc).__name__,
-            "others": [(other, f.label) for other, f in FORMATS.items() if other not in (ext, "json")]}, status=422)
-    return _attachment(body, fmt.content_type, filename(run, ext, edition))
+    written = export_jobs.written_export(run, ext, edition, options_from(request.GET), request.user)
+    if isinstance(written, bytes):
+        return _attachment(written, fmt.content_type, filename(run, ext, edition))
+    if written == export_jobs.PREPARING:
+        # Being written (a large document): this page asks again until the file comes.
+        response = render(request, "exports/preparing.html", {"run": run, "workspace": run.workspace,
+                                                              "label": fmt.label}, status=202)
+        response["Retry-After"] = "1"
+        return response
+    return render(request, "exports/failed.html", {
+        "run": run, "workspace": run.workspace, "label": fmt.label, "reason": written,
+        "others": [(other, f.label) for other, f in FORMATS.items() if other not in (ext, "json")]}, status=422)
 
 
 def options_from(params) -> Options:

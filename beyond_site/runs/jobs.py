@@ -48,8 +48,8 @@ ENGINE_APP = "procrastinate.contrib.django"
 #: limit of its own in the embedded runtime), so a long calibration never delays a run, and
 #: reaping never waits for a free run slot.
 RUNS_QUEUE, HOUSEKEEPING_QUEUE, AUDIT_QUEUE = "runs", "housekeeping", "audit"
-FILES_QUEUE, CALIBRATION_QUEUE = "files", "calibration"
-QUEUES = (RUNS_QUEUE, HOUSEKEEPING_QUEUE, AUDIT_QUEUE, FILES_QUEUE, CALIBRATION_QUEUE)
+FILES_QUEUE, CALIBRATION_QUEUE, EXPORTS_QUEUE = "files", "calibration", "exports"
+QUEUES = (RUNS_QUEUE, HOUSEKEEPING_QUEUE, AUDIT_QUEUE, FILES_QUEUE, CALIBRATION_QUEUE, EXPORTS_QUEUE)
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,13 @@ from typing import Any
 
 from django.conf import settings
 
-from beyond_site.runs.jobs import FILES_QUEUE, Job, Task, run_sync_task
+from beyond_site.runs.jobs import EXPORTS_QUEUE, FILES_QUEUE, Job, Task, run_sync_task
 from beyond_site.runtime.threads import named
 
 log = logging.getLogger("beyond.jobs")
 
 #: Threads per queue for sync tasks, by the setting that says how many; one for any other queue.
-THREADS = {FILES_QUEUE: "BEYOND_FILE_READERS"}
+THREADS = {FILES_QUEUE: "BEYOND_FILE_READERS", EXPORTS_QUEUE: "BEYOND_EXPORT_WRITERS"}
 
 
 class FairThreads:

@@ -19,8 +19,8 @@ from django.core.management.base import BaseCommand, CommandError
 from procrastinate.contrib.django import app
 from procrastinate.worker import Worker
 
-from beyond_site.runs.jobs import (AUDIT_QUEUE, CALIBRATION_QUEUE, ENGINE_APP, FILES_QUEUE, HOUSEKEEPING_QUEUE,
-                                   RUNS_QUEUE)
+from beyond_site.runs.jobs import (AUDIT_QUEUE, CALIBRATION_QUEUE, ENGINE_APP, EXPORTS_QUEUE, FILES_QUEUE,
+                                   HOUSEKEEPING_QUEUE, RUNS_QUEUE)
 from beyond_site.runs.reaping import fail_runs_of_gone_runners
 from beyond_site.runs.runner import ring_reaped
 from beyond_site.runtime.warmup import WORKER_PARTS, prepare_process
@@ -63,7 +63,10 @@ async def serve(concurrency: int, poll: float, once: bool) -> None:
                    # models for minutes: neither ever takes a run's slot.
                    Worker(app=app, **options, queues=[FILES_QUEUE], name="files",
                           concurrency=settings.BEYOND_FILE_READERS),
-                   Worker(app=app, **options, queues=[CALIBRATION_QUEUE], name="calibration", concurrency=1)]
+                   Worker(app=app, **options, queues=[CALIBRATION_QUEUE], name="calibration", concurrency=1),
+                   # Word, PDF and Excel files, written off the requests (exports/jobs.py).
+                   Worker(app=app, **options, queues=[EXPORTS_QUEUE], name="exports",
+                          concurrency=settings.BEYOND_EXPORT_WRITERS)]
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
 
