@@ -3,6 +3,7 @@
 The defaults are the embedded mode: SQLite in the project root, the in-memory channel layer and
 the built-in offline engine, so `make run` works on a fresh machine with no key and no network.
 """
+import json
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -289,6 +290,12 @@ BEYOND_RUN_WAITS_FOR_FILES_S = envint("BEYOND_RUN_WAITS_FOR_FILES_S", 60)
 #: The drafts a calibration report's figure must be measured on for a workspace's requirement to
 #: count it (docs/calibration.md, "Trust status"): a rate over a handful of drafts says nothing.
 BEYOND_CALIBRATION_MIN_DRAFTS = envint("BEYOND_CALIBRATION_MIN_DRAFTS", 30)
+#: The bar a model verifier's latest report must meet for its passes to show as plain (green)
+#: passes where a workspace requires no calibration of its own; below it, or never calibrated, a
+#: model's pass reads "Passed · uncalibrated verifier" (or "· verifier below thresholds") in a
+#: neutral colour (docs/calibration.md, "Trust at a glance"). Rates as fractions.
+BEYOND_TRUSTED_VERIFIER = json.loads(os.getenv(
+    "BEYOND_TRUSTED_VERIFIER", '{"max_clean_flagged": 0.2, "max_unparseable": 0.1, "min_caught": 0.5}'))
 #: The largest request body taken from a signed-in user (the most files the upload view takes at
 #: once, at the per-file limit, and room for the form), and from anyone else (a login form):
 #: larger bodies are refused while they arrive (beyond_site/lib/bodies.py).

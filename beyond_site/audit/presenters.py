@@ -15,7 +15,8 @@ from django.db.models import Count, Q, Sum
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs import chain, verification
-from beyond_site.runs.trust import sentence as trust_sentence
+from beyond_site.runs.wording import engines_words
+from beyond_site.runs.trust import badge_standing, pass_standing, sentence as trust_sentence, standing_label
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
 from beyond_site.runs.unsourced import mark_unsourced, specifics_view
@@ -41,7 +42,7 @@ def run_facts(run: Run) -> dict:
     """Who checked the run's steps, what was known of its verifier when it was created and, for a
     declined run, why it was declined, in words."""
     return {"verification": verification.words(run.verification), "declined": run.decline_reason or "",
-            "trust": trust_sentence(run.verifier_trust)}
+            "trust": trust_sentence(run.verifier_trust), "engines": engines_words(run.topology)}
 
 
 def list_rows(runs: list[Run]) -> list[dict]:
@@ -68,10 +69,18 @@ def list_rows(runs: list[Run]) -> list[dict]:
         {"run": r, "released": steps[r.pk]["released"], "total": steps[r.pk]["total"],
          # Every warning a reader of the run meets: its steps', its own, and its recap's findings.
          "warnings": steps[r.pk]["warnings"] + len(r.warnings or []) + len(r.summary_findings or []),
-         "cost": costs.get(r.pk, {}).get("cost"), "checked": verification.SHORT.get(r.verification, ""),
+         "cost": costs.get(r.pk, {}).get("cost"), "checked": _checked(r), "engines": engines_words(r.topology),
          "tampered": r.pk in tampered}
         for r in runs
     ]
+
+
+def _checked(run: Run) -> str:
+    """Who checked the run's steps, and how far a model's passes can be trusted ("by a model ·
+    uncalibrated verifier")."""
+    short = verification.SHORT.get(run.verification, "")
+    standing = pass_standing(run.verifier_trust) if run.verification != badges.MECHANICAL else None
+    return standing_label(short, standing) if short else short
 
 
 def safe_url(url: str) -> str:
@@ -220,8 +229,10 @@ def detail_steps(trace: dict, run: Run, events: list[RunEvent]) -> list[dict]:
         note = notes.get(step["index"], {"halt_reasons": [], "rerender_issues": []})
         status = Step.PENDING if step["index"] in pending else step["status"]
         badge = verification.shown_badge(step["badge"], run.verification)
-        steps.append({**step, "label": step_label(status, badge), "css": badge or status, **note,
-                      "tip": verification.badge_tip(badge),
+        standing = badge_standing(badge, run.verifier_trust) if status == Step.RELEASED else None
+        steps.append({**step, "label": standing_label(step_label(status, badge), standing),
+                      "css": "unproven" if standing else badge or status, "standing": standing, **note,
+                      "tip": (f"{trust_sentence(run.verifier_trust)} " if standing else "") + verification.badge_tip(badge),
                       # Rendered by the chat's own renderer, so the auditor reads what the member read.
                       "html": (mark_unsourced(mark_sources(markdown_to_html(step["content"]), sources),
                                               step["unsourced"]) if step["content"] is not None else None),

@@ -21,9 +21,9 @@ from beyond_site.runs.models import Run, RunEvent, Step
 from beyond_site.runs.selectors import halt_reasons
 from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
-from beyond_site.runs.trust import sentence as trust_sentence
+from beyond_site.runs.trust import badge_standing, sentence as trust_sentence, standing_label
 from beyond_site.runs.versions import DocumentVersion, document_version, document_versions
-from beyond_site.runs.wording import outcome_text
+from beyond_site.runs.wording import engines_words, outcome_text, role_engines
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
 PROGRESS_TYPES = (
@@ -89,14 +89,19 @@ class StepView:
     specifics: SpecificsView | None = None
     #: A redo's step carried over from the earlier run (`run.redo_of`), not inspected again.
     carried_over: bool = False
+    #: A model's pass from a verifier not calibrated to the bar (runs/trust.py `pass_standing`),
+    #: and the trust sentence that says why; None for a plain pass and every other badge.
+    standing: str | None = None
+    trust_text: str = ""
 
     @property
     def badge_label(self) -> str:
-        return badges.label(self.badge) if self.badge else ""
+        return standing_label(badges.label(self.badge), self.standing) if self.badge else ""
 
     @property
     def badge_tip(self) -> str:
-        return verification.badge_tip(self.badge)
+        tip = verification.badge_tip(self.badge)
+        return f"{self.trust_text} {tip}" if self.standing else tip
 
 
 @dataclass
@@ -128,6 +133,16 @@ class RunView:
     #: Its released steps or recap, as shown, no longer match the events that released them
     #: (runs/chain.py `shown_tampered`): the page says so above them.
     tampered: bool = False
+
+    @property
+    def engines(self) -> str:
+        """Which engine each role used (runs/wording.py `engines_words`)."""
+        return engines_words(self.run.topology)
+
+    @property
+    def engines_mixed(self) -> bool:
+        """Some roles offline and some on a model: the card names each, never "Offline engine"."""
+        return len(role_engines(self.run.topology)) > 1
 
     @property
     def open_points(self) -> int:
@@ -221,11 +236,14 @@ def without_title_heading(content: str, title: str) -> str:
 
 
 def step_view(step: Step, halt_reasons: dict[int, str], sources: list[SourceView] = (),
-              checked: str | None = None) -> StepView:
-    """`checked`: the run's verification, for a record older than the `checked` badge."""
+              checked: str | None = None, trust: dict | None = None) -> StepView:
+    """`checked`: the run's verification, for a record older than the `checked` badge; `trust` the
+    run's verifier trust status (a model's pass from an uncalibrated verifier says so)."""
     view = StepView(index=step.index, title=step.title, status=step.status, carried_over=step.carried_over)
     if step.status == Step.RELEASED:
         view.badge, view.warnings = verification.shown_badge(step.badge, checked), list(step.warnings or [])
+        view.standing = badge_standing(view.badge, trust)
+        view.trust_text = trust_sentence(trust) if view.standing else ""
         html = mark_sources(markdown_to_html(without_title_heading(step.content, step.title)), list(sources))
         view.html = mark_unsourced(html, step.unsourced)
         view.specifics = specifics_view(step.unsourced, step.sources)
@@ -250,8 +268,8 @@ class _RunRows:
 def _view(rows: _RunRows, document: DocumentVersion | None = None, tampered: bool = False) -> RunView:
     run = rows.run
     # A declined run drafted nothing: a declined redo's planned steps are not shown waiting.
-    steps = [] if run.status == Run.DECLINED else [step_view(s, rows.halts, rows.sources, run.verification)
-                                                   for s in rows.steps]
+    steps = [] if run.status == Run.DECLINED else [step_view(s, rows.halts, rows.sources, run.verification,
+                                                             run.verifier_trust) for s in rows.steps]
     released = sum(1 for s in steps if s.status == Step.RELEASED)
     outcome = (outcome_text(run.status, run.halt_reason, released)
                if run.status in (Run.HALTED, Run.FAILED, Run.CANCELLED) else "")
@@ -357,7 +375,7 @@ def tail_view(run: Run, new: list[RunEvent], all_steps: list[Step]) -> RunView:
     planned = any(e.type == ev.BRIEF_READY for e in new)
     changed = changed_steps(new)
     halts = {e.payload.step: e.payload.reason for e in new if e.type == ev.STEP_HALTED}
-    steps = [step_view(s, halts) for s in all_steps if planned or s.index in changed]
+    steps = [step_view(s, halts, trust=run.verifier_trust) for s in all_steps if planned or s.index in changed]
     moved = [e for e in new if e.type in PROGRESS_TYPES]
     released = sum(1 for s in all_steps if s.status == Step.RELEASED)
     progress = progress_text(moved[-1], len(all_steps), released) if moved else ""

@@ -30,7 +30,7 @@ from beyond_site.lib.instants import instant_words
 from beyond_site.runs import verification as who_checked
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import halt_reasons
-from beyond_site.runs.trust import sentence as trust_sentence
+from beyond_site.runs.trust import BELOW_THRESHOLDS, UNCALIBRATED, pass_standing, sentence as trust_sentence
 from beyond_site.runs.wording import OFFLINE_TIP
 
 __all__ = ["AUDIT", "CLIENT", "EDITIONS", "build"]
@@ -94,12 +94,24 @@ def verification(d: Deliverable) -> list[Part]:
     if counts:
         attached = f" Each warning is a {d.note_kind} on its section." if any(s.warnings for s in d.sections) else ""
         blocks.append(line("Sections: " + ", ".join(counts) + "." + attached))
+    standing = pass_standing(d.run.verifier_trust)
+    if standing and any(s.badge in (badges.PASSED, badges.PASSED_AFTER_RERENDER) for s in d.sections if s.released):
+        blocks.append(warning(UNPROVEN_PASSES[standing]))
     counted = _warnings_line(d)
     if counted:
         blocks.append(line(counted))
     blocks += [line(meaning) for meaning in meaning_of(d.sections)]
     blocks += [warning(one_line(w)) for w in d.run.warnings or []]
     return [Part("Verification", blocks)]
+
+
+#: What a model's passes are worth from a verifier not calibrated to the bar (runs/trust.py).
+UNPROVEN_PASSES = {
+    UNCALIBRATED: "Its passes are an uncalibrated verifier's: this verifier was never calibrated in the workspace "
+                  "with these settings, so how often it misses a violation is not known.",
+    BELOW_THRESHOLDS: "Its passes are from a verifier below the thresholds: its latest calibration does not meet "
+                      "them, so read them as that verifier's opinion.",
+}
 
 
 def meaning_of(sections: list[Section]) -> list[str]:

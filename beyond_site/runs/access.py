@@ -20,7 +20,7 @@ def require_run(request, slug: str, run_id: int, need: str = READ) -> Run:
 
 #: What a live page reads of its run at every doorbell (the whole row is read for the few events
 #: that redraw the whole run).
-LIVE_FIELDS = ("id", "status", "research", "halt_reason")
+LIVE_FIELDS = ("id", "status", "research", "halt_reason", "verifier_trust")
 
 
 def readable_run(user, run_id: int) -> Run | None:

@@ -26,6 +26,7 @@ from datetime import datetime
 
 from django.conf import settings
 
+from pipeline import badges
 from pipeline.calibration.contracts import NARROW
 from pipeline.calibration.report import proportion
 from pipeline.providers.registry import reads_with_a_language_model
@@ -281,3 +282,40 @@ def sentence(trust: dict | None) -> str:
         parts.append(f"{pct(trust['unparseable_rate'])} of its verdicts unparseable")
     figures = "; ".join(parts) or "no figures measured"
     return f"Calibrated {_day(trust.get('calibrated_at'))} (report {trust['report']}, {who}): {figures}."
+
+
+# -- a model's pass at a glance --------------------------------------------------------------------
+
+#: How far a model's pass can be trusted, when not as far as a plain pass says.
+UNCALIBRATED, BELOW_THRESHOLDS = "uncalibrated", "below_thresholds"
+STANDING_WORDS = {UNCALIBRATED: "uncalibrated verifier", BELOW_THRESHOLDS: "verifier below thresholds"}
+
+
+def site_requirement() -> Requirement:
+    """The bar a model verifier's report must meet for its passes to show as plain passes, where a
+    workspace requires no calibration of its own (settings.BEYOND_TRUSTED_VERIFIER)."""
+    return Requirement(**{name: settings.BEYOND_TRUSTED_VERIFIER.get(name) for name in Requirement.FIELDS})
+
+
+def pass_standing(trust: dict | None) -> str | None:
+    """None when a model's pass from this run's verifier may show as a plain pass (its report meets
+    the workspace's requirement, or the site's bar), or when the verifier is not a model (its steps
+    are `checked`, never passed); else UNCALIBRATED or BELOW_THRESHOLDS."""
+    if not trust or not trust.get("language_model"):
+        return None
+    if trust.get("report") is None:
+        return UNCALIBRATED
+    required = trust.get("requirement")
+    if required is not None:
+        return None if required.get("met_by") else BELOW_THRESHOLDS
+    return BELOW_THRESHOLDS if site_requirement().shortfalls(trust) else None
+
+
+def badge_standing(badge: str | None, trust: dict | None) -> str | None:
+    """`pass_standing` for a model's pass (`passed`, `passed_after_rerender`); None for any other badge."""
+    return pass_standing(trust) if badge in (badges.PASSED, badges.PASSED_AFTER_RERENDER) else None
+
+
+def standing_label(label: str, standing: str | None) -> str:
+    """A pass's label with how far it can be trusted: "Passed · uncalibrated verifier"."""
+    return f"{label} · {STANDING_WORDS[standing]}" if standing else label

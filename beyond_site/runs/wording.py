@@ -4,6 +4,38 @@ The badge vocabulary itself lives with the release rules (pipeline.badges).
 """
 from __future__ import annotations
 
+import os
+
+ROLES = ("planner", "executor", "verifier", "summarizer")
+
+
+def _engine(cfg: dict) -> str:
+    provider = cfg.get("provider") or "?"
+    if provider == "offline":
+        return "offline"
+    if provider == "scripted":
+        return f"scripted {os.path.basename(cfg.get('path') or '') or 'script'}"
+    return f"{provider} {cfg.get('model') or ''}".strip()
+
+
+def role_engines(topology: dict | None) -> list[tuple[str, list[str]]]:
+    """[(engine, the roles it played)] of a run's stored topology, in the roles' order: "offline",
+    "scripted FILE", or the provider and its model."""
+    found: dict[str, list[str]] = {}
+    for role in ROLES:
+        found.setdefault(_engine((topology or {}).get(role) or {}), []).append(role)
+    return list(found.items())
+
+
+def engines_words(topology: dict | None) -> str:
+    """Which engine each role used, in a few words: "offline (planner, executor, summarizer) ·
+    openai gemma-3-270m (verifier)", or "offline (every role)"."""
+    engines = role_engines(topology)
+    if len(engines) == 1:
+        return f"{engines[0][0]} (every role)"
+    return " · ".join(f"{engine} ({', '.join(roles)})" for engine, roles in engines)
+
+
 OFFLINE_TIP = ("Drafted by Beyond's built-in offline engine (templates and rules, no language model) and checked "
                "mechanically, not read by a model: useful for trying the product, not a substitute for a document "
                "a model drafted and a model checked.")

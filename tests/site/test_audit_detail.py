@@ -32,7 +32,7 @@ def test_it_shows_drafts_verdicts_rerenders_calls_and_events(auditor_client, tmp
         assert text in html, text
     assert "fail (1 issue)" in html and "pass (no violation found)" in html
     assert "mechanical verdict" in html and "model verdict" in html
-    assert BADGE.findall(html) == ["passed after re-render", "warning"]
+    assert BADGE.findall(html) == ["passed after re-render · uncalibrated verifier", "warning"]  # a scripted verifier, never calibrated
     calls = ModelCall.objects.filter(run_id=trace["run"]["id"])
     for call in calls:
         assert f"/calls/{call.pk}/context/" in html
@@ -59,7 +59,7 @@ def test_it_shows_a_halted_run_with_its_reasons_and_unreleased_steps(auditor_cli
     assert trace["run"]["status"] == "halted"
     html = page(auditor_client, trace["run"]["id"])
     assert trace["run"]["halt_reason"] in html
-    assert BADGE.findall(html) == ["passed", "halted", "not released"]
+    assert BADGE.findall(html) == ["passed · uncalibrated verifier", "halted", "not released"]
     assert "Halted: the verifier gave no parseable verdict" in html
     assert "no parseable verdict" in html and "timeout" in html and "http_500" in html
     # The auditor sees the halted draft as an attempt, never as released content.
@@ -80,7 +80,7 @@ def test_its_badges_never_claim_the_content_is_verified_or_true(auditor_client, 
                                 3: {"executor": ["Three.", "Three again."], "verifier": [fail(), fail()]}})
     html = page(auditor_client, trace["run"]["id"])
     badges = BADGE.findall(html)
-    assert badges == ["passed", "passed after re-render", "warning"]
+    assert badges == ["passed · uncalibrated verifier", "passed after re-render · uncalibrated verifier", "warning"]
     assert not any(word in b.lower() for b in badges for word in ("verified", "true", "correct"))
     assert "verified" not in html.lower()
 
