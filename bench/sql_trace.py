@@ -8,7 +8,7 @@ thread, and the process's CPU by thread for each step, one member at a time (no 
 A real daphne serves a fresh SQLite database, as in bench/load.py, through a wrapper around the
 ASGI application that records, with SQLite's own trace callback on every connection the process
 opens, each statement as SQLite runs it (parameters bound; `BEGIN`, `COMMIT` and savepoints
-included; Django's and the prepared queries' statements alike), with its thread, the request or
+included), with its thread, the request or
 websocket it served, the code that issued it and the SQLite virtual machine's instructions it took
 (counted by a progress handler every 10 instructions: a cost that does not depend on the
 machine's load; the last statement of a connection in a phase counts 0).

@@ -36,7 +36,7 @@ def dave(django_user_model):
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(tmp_path_factory):
     """On SQLite, a test database in a file, as the app's own is: the app's async code reads and
-    writes from a pool of threads (beyond_site/lib/db.py), and an in-memory database shared
+    writes from several threads (database_sync_to_async), and an in-memory database shared
     between connections locks whole tables instead of waiting as a file database does."""
     from django.conf import settings
 

@@ -182,8 +182,9 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
 
 
 def _on_lane(func):
-    """`func` on the background database lane (lib/db.py): a calibration runs for minutes beside
-    the server's pages and runs, and waits behind neither."""
+    """`func` off the thread-sensitive thread the runs write on (docs/architecture.md, "Stock
+    Django, Channels and daphne"): a calibration runs for minutes beside the server's pages and
+    runs, and waits behind neither."""
     return database_sync_to_async(func, thread_sensitive=False)
 
 

@@ -15,8 +15,8 @@ from tests.api.conftest import api_client, token_for
 from tests.site.chat_support import new_run
 from tests.site.export_support import rich_run
 
-# transaction=True: the events' stream reads on the database threads of live pages (lib/db.py),
-# which see only what is committed.
+# transaction=True: the events' stream reads on threads of its own (database_sync_to_async,
+# thread_sensitive=False), which see only what is committed.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PROBLEM = "application/problem+json"

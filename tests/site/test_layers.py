@@ -3,7 +3,7 @@ the apps below it, never one beside or above it, and no module import hides insi
 get round that.
 
 "Use" is everything that runs inside an app's answer: its Python imports, the templates it renders
-(by name from Python, or through `{% include %}`, `{% extends %}` and Jinja2's `import`), and the
+(by name from Python, or through `{% include %}` and `{% extends %}`), and the
 template tag libraries those load. A template belongs to the app whose folder it is in
 (`templates/<app>/`); the site's frame (`base.html`, the error pages,
 Django's login pages) belongs to none and may be used by all. Pointing the browser at a page (a
