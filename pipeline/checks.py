@@ -61,6 +61,17 @@ TRUNCATED_DRAFT = Issue(type="truncated_draft", detail="the model's output limit
                                                         "end: the step is incomplete")
 
 
+#: A draft that came through a gateway that can end a cut stream as if complete (LiteLLM streamed):
+#: the verifier may pass what it reads, but nothing tells whether the step ends where it should.
+COMPLETENESS_UNKNOWN = Issue(type="completeness_unknown", detail="this draft was streamed through a gateway that "
+                                                                 "can hide a cut: whether it is whole is unknown")
+
+
+def cut_issue(truncated: bool | None) -> Issue | None:
+    """The mechanical finding a draft's completeness gives (`Completion.truncated`), or None."""
+    return TRUNCATED_DRAFT if truncated else COMPLETENESS_UNKNOWN if truncated is None else None
+
+
 def empty_draft_issue(draft: str) -> Issue | None:
     """An `empty_draft` issue when the draft has no letter and no digit in any script (nothing, white
     space, zero-width characters, punctuation or Markdown marks alone), else None. What a stream cut

@@ -204,7 +204,8 @@ class AttemptDrafted(Payload):
     step: int
     attempt: int
     draft: str
-    truncated: bool
+    #: True: the output limit cut it off; None: nothing can tell (a gateway that masks cut streams).
+    truncated: bool | None
 
 
 @_event("step_verifying")

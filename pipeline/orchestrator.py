@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
 from pipeline.budget import Budget, Spending, token_bound
-from pipeline.checks import TRUNCATED_DRAFT, MechanicalChecks, empty_draft_issue
+from pipeline.checks import MechanicalChecks, cut_issue, empty_draft_issue
 from pipeline.context import Context
 from pipeline.events import Event
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
@@ -614,6 +614,9 @@ class Orchestrator:
         warnings = list(warnings or [])
         if draft.truncated:
             warnings.insert(0, "Truncated: the model's output limit cut this step off before its end.")
+        elif draft.truncated is None:
+            warnings.insert(0, "Completeness unknown: this step was streamed through a gateway that can hide a "
+                               "cut, so it may end early.")
         return StepOutcome(index, badge=badge, content=draft.text, warnings=warnings)
 
     async def _render(self, brief: Brief, index: int, attempt: int, *, issues: list[Issue] | None = None,
@@ -633,7 +636,7 @@ class Orchestrator:
                                      truncated=completion.truncated))
         return completion
 
-    async def _verify(self, brief: Brief, index: int, attempt: int, draft: str, *, truncated: bool = False
+    async def _verify(self, brief: Brief, index: int, attempt: int, draft: str, *, truncated: bool | None = False
                       ) -> list[Issue]:
         """The issues found in this exact draft (empty: a pass), or StepHalt when the verifier
         gave no parseable verdict in two calls on it. A truncated draft is never a pass."""
@@ -656,7 +659,7 @@ class Orchestrator:
             break
         if model_issues is None:
             raise StepHalt(f"the verifier gave no parseable verdict in two calls on attempt {attempt}")
-        cut = [issue for issue in (empty_draft_issue(draft), TRUNCATED_DRAFT if truncated else None) if issue]
+        cut = [issue for issue in (empty_draft_issue(draft), cut_issue(truncated)) if issue]
         found = cut + self.checks.draft_issues(brief, draft)
         mechanical = {"pass": not found, "issues": [i.model_dump() for i in found]}
         self._emit(ev.VerdictRecorded(step=index, attempt=attempt, source="mechanical", raw=None,

@@ -162,7 +162,8 @@ class Brief(BaseModel):
 #: What a verifier model may report.
 ModelIssueType = Literal["step_contract", "contradiction", "altered_citation", "invented_citation"]
 #: What only the mechanical gates report: a model verdict using one of these is unparseable.
-MechanicalOnlyIssueType = Literal["unapproved_url", "unsupported_price", "empty_draft", "truncated_draft"]
+MechanicalOnlyIssueType = Literal["unapproved_url", "unsupported_price", "empty_draft", "truncated_draft",
+                                  "completeness_unknown"]
 IssueType = Literal[ModelIssueType, MechanicalOnlyIssueType]
 MODEL_ISSUE_TYPES: tuple[str, ...] = get_args(ModelIssueType)
 

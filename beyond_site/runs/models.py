@@ -195,7 +195,9 @@ class Attempt(AppendOnly):
     step = models.ForeignKey(Step, models.PROTECT, related_name="attempts")
     attempt = models.PositiveSmallIntegerField()
     draft = models.TextField()
-    truncated = models.BooleanField(default=False)
+    #: True: the output limit cut it off; null: nothing can tell (streamed through a gateway that
+    #: masks cut streams, docs/model-servers.md).
+    truncated = models.BooleanField(default=False, null=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -77,10 +77,17 @@ class Completion:
     latency_s: float = 0.0
     transport_retries: int = 0
     raw: Any = None
+    #: The reply came through a gateway that can end a stream its upstream cut short as if it were
+    #: complete (a profile's `masks_cut_streams`): whether it is whole cannot be told.
+    completeness_unknown: bool = False
 
     @property
-    def truncated(self) -> bool:
-        return self.finish_reason == "length"
+    def truncated(self) -> bool | None:
+        """True when the output limit cut the reply off, None when nothing can tell (a gateway
+        that masks cut streams), False when it ended on its own."""
+        if self.finish_reason == "length":
+            return True
+        return None if self.completeness_unknown else False
 
 
 class ProviderError(Exception):

@@ -429,6 +429,7 @@ class OpenAICompatibleProvider:
             model_served=redact(served or state.model or "") or None,
             provider=redact(state.provider or self.name),
             raw=self._redactor.redact_data(raw),
+            completeness_unknown=state.streamed and self.profile.masks_cut_streams,
         )
 
     def _cost(self, usage: dict | None, headers: httpx.Headers) -> tuple[float | None, str | None]:

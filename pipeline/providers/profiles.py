@@ -60,6 +60,10 @@ class EndpointProfile(BaseModel):
     #: (LiteLLM counts the text with its own tokenizer): a streamed usage cannot then be told from
     #: a real one, and is recorded as not reported.
     fills_in_stream_usage: bool = False
+    #: A stream its upstream cut short can still end here as if complete (LiteLLM sends its own
+    #: finish reason and `[DONE]`): a streamed reply's completeness is then unknown (`truncated:
+    #: null` in the trace), and its step is never a plain pass.
+    masks_cut_streams: bool = False
     #: Calls in flight at once per endpoint in this process; None: no limit of ours.
     concurrency: int | None = Field(default=None, ge=1)
     #: The model's context window in tokens (prompt and reply together) when the endpoint's kind
@@ -111,6 +115,7 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         cost_header="x-litellm-response-cost",
         usage_cost="estimated",
         fills_in_stream_usage=True,
+        masks_cut_streams=True,
         server_retries=True,
         retries=1,
     ),

@@ -72,6 +72,19 @@ async def test_a_usage_the_proxy_filled_into_a_stream_is_not_recorded_as_reporte
     assert result.usage is None
     assert (result.cost, result.cost_source) == (0.001, "estimated")  # its price table's figure, labelled so
     assert result.raw["usage"]["completion_tokens"] == 20  # still in the raw record, for what it is worth
+    assert result.completeness_unknown and result.truncated is None  # a cut would have looked the same
+
+
+async def test_only_a_stream_through_a_gateway_that_masks_cuts_is_of_unknown_completeness():
+    stream = sse(chunk("a"), chunk("", "stop"), "data: [DONE]")
+    plain = await compat(Replay(stream), "http://x/v1", profile=PROFILES["generic"]).complete(ask())
+    assert plain.truncated is False and not plain.completeness_unknown
+    replay = Replay(reply_json(usage=USAGE, **LITELLM_HEADERS))
+    not_streamed = await compat(replay, "http://x/v1", profile=PROFILES["litellm"]).complete(ask())
+    assert not_streamed.truncated is False  # not streamed: a cut upstream is the proxy's error, never a reply
+    cut = sse(chunk("a"), chunk("", "length"), "data: [DONE]")
+    streamed = PROFILES["litellm"].model_copy(update={"stream": True})
+    assert (await compat(Replay(cut), "http://x/v1", profile=streamed).complete(ask())).truncated is True
 
 
 @pytest.mark.parametrize("value", ["", "free", "nan", "inf"])

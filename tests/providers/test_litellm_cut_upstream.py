@@ -97,15 +97,23 @@ async def test_with_the_litellm_profile_a_cut_upstream_is_an_error_and_nothing_i
 
 
 @pytest.mark.parametrize("executor", ["cut-done", "cut-close"])
-async def test_streamed_through_the_proxy_a_cut_arrives_as_a_complete_reply(proxy, executor):
+async def test_streamed_through_the_proxy_a_cut_is_never_a_plain_pass(proxy, executor):
     """Why the profile does not stream: the proxy turns the cut into finish_reason "stop" and
-    counts a usage of its own, which is recorded as not reported."""
+    counts a usage of its own (recorded as not reported). Streamed anyway, nothing tells a cut
+    reply from a whole one, so every streamed draft's completeness is unknown (`truncated: null`):
+    rendered again, then released with a warning that says so, never as passed."""
     events = await run(topology(proxy.base_url, executor, stream=True))
-    [drafted] = [e.data for e in events if e.type == "attempt_drafted"]
-    assert drafted["draft"] == FRAGMENT and drafted["truncated"] is False
-    [call] = [e.data for e in events if e.type == "model_call" and e.data["role"] == "executor"]
-    assert call["finish_reason"] == "stop" and call["error"] is None
-    assert call["usage"] is None  # the proxy's own count, not the model's
+    drafted = [e.data for e in events if e.type == "attempt_drafted"]
+    assert drafted[0]["draft"] == FRAGMENT and all(d["truncated"] is None for d in drafted)
+    calls = [e.data for e in events if e.type == "model_call" and e.data["role"] == "executor"]
+    assert calls and all(c["finish_reason"] == "stop" and c["error"] is None for c in calls)
+    assert all(c["usage"] is None for c in calls)  # the proxy's own count, not the model's
+    released = [e.data for e in events if e.type == "step_released"]
+    assert released and all(r["badge"] not in ("passed", "passed_after_rerender") for r in released)
+    assert all(r["warnings"][0].startswith("Completeness unknown") for r in released)
+    findings = [i["type"] for e in events if e.type == "verdict_recorded" and e.data["source"] == "mechanical"
+                for i in e.data["parsed"]["issues"]]
+    assert "completeness_unknown" in findings
 
 
 async def test_streamed_through_the_proxy_an_empty_cut_is_never_released(proxy):
