@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
 from django.db.models import Q
 from django.utils import timezone
@@ -177,15 +178,17 @@ async def calibrate(report_id: int, owner: str, *, on_progress: Callable | None 
     operator gave this topology on the command line just now (a stored one is never trusted more).
     """
     store = _Store(report_id, owner, {})
-    async with leases.holding(_on_lane(store.beat), name=f"calibration {report_id}"):
-        return await _calibrate(store, on_progress, transport, operator_topology)
+    # A thread of its own for this calibration's database calls (asgiref's ThreadSensitiveContext):
+    # they keep their order (its progress is written as it was made, last figure last), and a
+    # calibration running for minutes waits behind no run's writes, nor they behind it.
+    async with ThreadSensitiveContext():
+        async with leases.holding(_on_lane(store.beat), name=f"calibration {report_id}"):
+            return await _calibrate(store, on_progress, transport, operator_topology)
 
 
 def _on_lane(func):
-    """`func` off the thread-sensitive thread the runs write on (docs/architecture.md, "Stock
-    Django, Channels and daphne"): a calibration runs for minutes beside the server's pages and
-    runs, and waits behind neither."""
-    return database_sync_to_async(func, thread_sensitive=False)
+    """`func` on this calibration's own thread (`calibrate`), in the order called."""
+    return database_sync_to_async(func)
 
 
 async def _calibrate(store: _Store, on_progress, transport, operator_topology: bool) -> CalibrationReport:
