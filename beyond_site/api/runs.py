@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from typing import Literal
 
 from asgiref.sync import async_to_sync
@@ -30,7 +29,6 @@ from beyond_site.runs.trust import CalibrationRequired
 from beyond_site.workspaces.access import WRITE
 from beyond_site.workspaces.models import Conversation, Document
 
-log = logging.getLogger("beyond.exports")
 
 #: An Idempotency-Key is kept as the run's key, under this prefix (a form's keys never have it).
 KEY_PREFIX = "api-"

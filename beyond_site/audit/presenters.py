@@ -15,7 +15,7 @@ from django.db.models import Count, Q, Sum
 from pipeline import badges, events as ev
 from beyond_site.lib.markdown import markdown_to_html
 from beyond_site.runs import chain, verification
-from beyond_site.runs.wording import engines_words
+from beyond_site.runs.wording import engines_words, one_engine
 from beyond_site.runs.trust import badge_standing, pass_standing, sentence as trust_sentence, standing_label
 from beyond_site.runs.models import ModelCall, Run, RunEvent, Step
 from beyond_site.runs.sources import mark_sources, source_views
@@ -42,7 +42,8 @@ def run_facts(run: Run) -> dict:
     """Who checked the run's steps, what was known of its verifier when it was created and, for a
     declined run, why it was declined, in words."""
     return {"verification": verification.words(run.verification), "declined": run.decline_reason or "",
-            "trust": trust_sentence(run.verifier_trust), "engines": engines_words(run.topology)}
+            "trust": trust_sentence(run.verifier_trust), "engines": engines_words(run.topology),
+            "offline_only": run.offline and one_engine(run.topology)}
 
 
 def list_rows(runs: list[Run]) -> list[dict]:
@@ -70,6 +71,7 @@ def list_rows(runs: list[Run]) -> list[dict]:
          # Every warning a reader of the run meets: its steps', its own, and its recap's findings.
          "warnings": steps[r.pk]["warnings"] + len(r.warnings or []) + len(r.summary_findings or []),
          "cost": costs.get(r.pk, {}).get("cost"), "checked": _checked(r), "engines": engines_words(r.topology),
+         "offline_only": r.offline and one_engine(r.topology),
          "tampered": r.pk in tampered}
         for r in runs
     ]

@@ -10,13 +10,12 @@ outside the application), counts for nothing in a trust status, and `beyond_audi
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 
 from django.db import transaction
 
 from beyond_site.calibration.models import CalibrationReport
-from beyond_site.lib.chaining import as_read_back, canonical_json
+from beyond_site.lib.chaining import content_hash
 from beyond_site.runs.chain import also_verify
 from beyond_site.runs.trust import StoredReport, use_reports
 from beyond_site.workspaces.changelog import record_change
@@ -27,8 +26,7 @@ COMPLETED_ACTION = "calibration_report_completed"
 
 
 def fingerprint(topology: dict, figures: dict | None, finished_at) -> str:
-    content = {"topology": topology, "figures": figures, "finished_at": finished_at}
-    return hashlib.sha256(canonical_json(as_read_back(content))).hexdigest()
+    return content_hash({"topology": topology, "figures": figures, "finished_at": finished_at})
 
 
 def log_completed(report: CalibrationReport, user=None) -> None:

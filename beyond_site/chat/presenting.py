@@ -23,7 +23,7 @@ from beyond_site.runs.sources import SourceView, mark_sources, source_views
 from beyond_site.runs.unsourced import SpecificsView, mark_unsourced, specifics_view
 from beyond_site.runs.trust import badge_standing, sentence as trust_sentence, standing_label
 from beyond_site.runs.versions import DocumentVersion, document_version, document_versions
-from beyond_site.runs.wording import engines_words, outcome_text, role_engines
+from beyond_site.runs.wording import engines_words, one_engine, outcome_text
 
 # Events that move the progress line; the others (model calls, verdicts) are for the audit trail.
 PROGRESS_TYPES = (
@@ -142,7 +142,7 @@ class RunView:
     @property
     def engines_mixed(self) -> bool:
         """Some roles offline and some on a model: the card names each, never "Offline engine"."""
-        return len(role_engines(self.run.topology)) > 1
+        return not one_engine(self.run.topology)
 
     @property
     def open_points(self) -> int:

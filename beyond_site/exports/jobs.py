@@ -124,14 +124,9 @@ def render(export_id: int, owner: str) -> str:
     if not leases.claim(claimable, owner, leased=False, status=ExportFile.Status.RUNNING, started_at=timezone.now()):
         return "taken"
     export = ExportFile.objects.select_related("run__workspace").get(pk=export_id)
-    fmt = FORMATS[export.ext]
-    try:
-        body = fmt.render(export.run, export.edition, Options(**export.options))
-    except Exception as exc:  # says why; the run's other formats still work
-        log.exception("export %s of run %s failed", export.ext, export.run_id)
-        done = {"status": ExportFile.Status.FAILED, "reason": f"{fmt.label} could not be written ({type(exc).__name__})"}
-    else:
-        done = {"status": ExportFile.Status.READY, "body": body}
+    written = _write(export.run, export.ext, export.edition, Options(**export.options))
+    done = ({"status": ExportFile.Status.READY, "body": written} if isinstance(written, bytes) else
+            {"status": ExportFile.Status.FAILED, "reason": written})
     # Only while still this writer's (a file given up for taking too long stays failed).
     leases.held(ExportFile.objects.filter(pk=export_id, status=ExportFile.Status.RUNNING), owner).update(
         **done, finished_at=timezone.now(), lease_owner=None, lease_expires_at=None)
@@ -146,13 +141,8 @@ def written_export(run, ext: str, edition: str, options: Options, user=None) -> 
     """The file, once written (bytes); or in words why not: PREPARING while it is being written
     (exports/jobs.py), else the reason it cannot be (the run's other formats still work). Markdown
     and the trace are written here; Word, PDF and Excel off the request."""
-    fmt = FORMATS[ext]
     if ext not in IN_THE_BACKGROUND:
-        try:
-            return fmt.render(run, edition, options)
-        except Exception as exc:
-            log.exception("export %s of run %s failed", ext, run.pk)
-            return f"{fmt.label} could not be written ({type(exc).__name__})"
+        return _write(run, ext, edition, options)
     try:
         export = request_export(run, ext, edition, options, user)
     except TooLarge as exc:
@@ -161,6 +151,17 @@ def written_export(run, ext: str, edition: str, options: Options, user=None) -> 
     if export.status == ExportFile.Status.READY:
         return bytes(export.body)
     return export.reason if export.status == ExportFile.Status.FAILED else PREPARING
+
+
+def _write(run: Run, ext: str, edition: str, options: Options) -> bytes | str:
+    """The file (bytes), or why it could not be written, in words: the run's other formats still
+    work, and the error is in the log for the operator."""
+    fmt = FORMATS[ext]
+    try:
+        return fmt.render(run, edition, options)
+    except Exception as exc:
+        log.exception("export %s of run %s failed", ext, run.pk)
+        return f"{fmt.label} could not be written ({type(exc).__name__})"
 
 
 def pending() -> list[dict]:

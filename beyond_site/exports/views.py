@@ -2,7 +2,6 @@
 the chat's copy button, and a member marking the document final or reopening it."""
 from __future__ import annotations
 
-import logging
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -22,8 +21,6 @@ from beyond_site.runs import versions
 from beyond_site.runs.access import require_run
 from beyond_site.workspaces.access import READ, WRITE
 from beyond_site.workspaces.conversations import rename_document
-
-log = logging.getLogger("beyond.exports")
 
 
 def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:

@@ -55,6 +55,11 @@ def canonical_json(content: Any) -> bytes:
                       allow_nan=False, default=_default).encode("utf-8")
 
 
+def content_hash(content: Any) -> str:
+    """SHA-256 of `content` as a JSON column gives it back, in canonical form: a row's fingerprint."""
+    return hashlib.sha256(canonical_json(as_read_back(content))).hexdigest()
+
+
 def link_hash(prev_hash: str, content: Any) -> str:
     digest = hashlib.sha256(prev_hash.encode("ascii") + b"\n")
     digest.update(canonical_json(content))

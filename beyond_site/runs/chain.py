@@ -18,7 +18,6 @@ import asyncio
 import collections
 import dataclasses
 from collections.abc import Callable
-import hashlib
 import logging
 from datetime import timedelta
 from typing import Any, Iterable
@@ -30,7 +29,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from pipeline import events as ev
-from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
+from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, content_hash, link_hash
 from beyond_site.runs.bytes_check import blob_problems, evidence_named, file_problems
 from beyond_site.runs.contexts import record_sha256
 from beyond_site.runs.provenance import NOT_CHECKED, Provenance
@@ -115,13 +114,27 @@ def append_to_ledger(run: Run, final_hash: str) -> None:
 # -- the rows each event implies, as fingerprints --------------------------------------------------
 
 def _fingerprint(*values: Any) -> str:
-    return hashlib.sha256(canonical_json(as_read_back(list(values)))).hexdigest()
+    return content_hash(list(values))
 
 
 def _step_fingerprint(status, badge, content, warnings, at, carried_over: bool) -> str:
     """A released step as its event records it; a redo's carried-over step says so too (a step
     marked carried over, or unmarked, behind the application's back no longer matches)."""
     return _fingerprint(status, badge, content, warnings, at, *(("carried over",) if carried_over else ()))
+
+
+def _release_fingerprint(p: ev.StepReleased, at) -> str:
+    """The release row a step_released event implies, as `_step_fingerprint` reads a row."""
+    return _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at, p.carried_over)
+
+
+def _recap_fingerprint(summary, findings) -> str:
+    """A run's recap and its findings (none and an empty list alike: a run with no recap yet)."""
+    return _fingerprint(summary, findings or [])
+
+
+#: A run's recap before any summary_ready event.
+NO_RECAP = _recap_fingerprint(None, [])
 
 
 def _cut(value: str | None, length: int) -> str | None:
@@ -178,14 +191,13 @@ class _Expected:
         elif type_ == ev.MODEL_CALL:
             self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
         elif type_ == ev.STEP_RELEASED:
-            self.released[p.step] = (seq, _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at,
-                                                            p.carried_over))
+            self.released[p.step] = (seq, _release_fingerprint(p, at))
             self.checkers.append(step_checker(p.checked_by, self.topology))
         elif type_ == ev.BRIEF_READY:
             self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
                                                         for s in p.brief.get("steps", [])])
         elif type_ == ev.SUMMARY_READY:
-            self.summary = (seq, _fingerprint(p.summary, p.findings))
+            self.summary = (seq, _recap_fingerprint(p.summary, p.findings))
         elif type_ == ev.SPECIFICS_LISTED and p.error is None:
             self.specifics[p.step] = (seq, _fingerprint(p.unsourced, p.sources), len(p.unsourced))
         elif type_ == ev.EVIDENCE_COLLECTED:
@@ -332,16 +344,15 @@ def shown_tampered(runs: dict[int, Run], steps: dict[int, list[Step]]) -> set[in
     for run_id, type_, data, at in rows.values_list("run_id", "type", "data", "at"):
         p = ev.load(type_, data)
         if type_ == ev.STEP_RELEASED:
-            released[run_id][p.step] = _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at,
-                                                         p.carried_over)
+            released[run_id][p.step] = _release_fingerprint(p, at)
         else:
-            recaps[run_id] = _fingerprint(p.summary, p.findings)
+            recaps[run_id] = _recap_fingerprint(p.summary, p.findings)
     tampered = set()
     for run_id, run in runs.items():
         shown = {s.index: _step_fingerprint(s.status, s.badge, s.content, s.warnings, s.released_at, s.carried_over)
                  for s in steps.get(run_id, []) if s.status == Step.RELEASED or s.badge is not None}
-        recap = _fingerprint(run.summary, run.summary_findings or [])
-        if shown != released.get(run_id, {}) or recap != recaps.get(run_id, _fingerprint(None, [])):
+        recap = _recap_fingerprint(run.summary, run.summary_findings)
+        if shown != released.get(run_id, {}) or recap != recaps.get(run_id, NO_RECAP):
             tampered.add(run_id)
     return tampered
 
@@ -365,8 +376,8 @@ def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
     if _fingerprint(brief) != brief_fp:
         report.problems.append(f"the run's brief does not match {f'event {brief_seq}' if brief_seq else 'its events'}")
     _check_recap_specifics(run, report, expected)
-    summary_seq, summary_fp = expected.summary or (None, _fingerprint(None, []))
-    if _fingerprint(summary, findings or []) != summary_fp:
+    summary_seq, summary_fp = expected.summary or (None, NO_RECAP)
+    if _recap_fingerprint(summary, findings) != summary_fp:
         report.problems.append(
             f"the run's recap does not match {f'event {summary_seq}' if summary_seq else 'its events'}")
 

@@ -27,6 +27,11 @@ def role_engines(topology: dict | None) -> list[tuple[str, list[str]]]:
     return list(found.items())
 
 
+def one_engine(topology: dict | None) -> bool:
+    """Whether every role of the run used the same engine (the offline engine, on a run marked offline)."""
+    return len(role_engines(topology)) == 1
+
+
 def engines_words(topology: dict | None) -> str:
     """Which engine each role used, in a few words: "offline (planner, executor, summarizer) ·
     openai gemma-3-270m (verifier)", or "offline (every role)"."""
