@@ -142,7 +142,7 @@ class _Store:
         if not self.lost:
             _mine(self.report_id, self.owner).update(
                 progress={"done": progress.done, "total": progress.total, "calls": progress.calls,
-                          "cost_usd": progress.cost_usd})
+                          "cost_usd": progress.cost_usd, "left_s": progress.left_s})
 
     def beat(self) -> bool:
         if not self.lost and not leases.renew(_mine(self.report_id, self.owner), self.owner):

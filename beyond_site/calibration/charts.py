@@ -65,3 +65,15 @@ def percent(rate: float | None) -> str:
 
 def seconds(value: float | None) -> str:
     return "n/a" if value is None else f"{value} s"
+
+
+def time_left(value: float | None) -> str:
+    """A calibration's time left at its pace so far, in words ("" before the first result)."""
+    if value is None:
+        return ""
+    minutes = round(value / 60)
+    if minutes < 1:
+        return "under a minute left"
+    if minutes < 90:
+        return f"about {minutes} min left"
+    return f"about {minutes // 60} h {minutes % 60:02d} min left"

@@ -23,6 +23,7 @@ from pipeline.topology import Topology, TopologyError
 from beyond_site.calibration.calibrating import create_report, interrupted, requeue
 from beyond_site.calibration.tasks import CALIBRATE_TASK
 from beyond_site.runs.command_options import describe
+from beyond_site.calibration.charts import time_left
 from beyond_site.calibration.figures import (comparison_charts, comparison_table, csv_text, label_charts,
                                              report_document, short_label)
 from beyond_site.calibration.forms import StartForm
@@ -93,7 +94,7 @@ def reports_page(request, slug: str):
         "mechanical_verifier": topology is not None and not reads_with_a_language_model(topology.verifier.provider),
         "offline_figures": offline_figures(),
         "rows": [{"report": r, "label": short_label(r), "interrupted": interrupted(r),
-                  "compared": r in compared,
+                  "compared": r in compared, "left": time_left((r.progress or {}).get("left_s")),
                   "mechanical": recorded_checker(r.topology) == badges.MECHANICAL} for r in reports],
         "running": any(r.status == CalibrationReport.RUNNING and not interrupted(r) for r in reports),
         "compared": compared, "charts": comparison_charts(compared), "table": comparison_table(compared),

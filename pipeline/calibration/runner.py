@@ -67,6 +67,7 @@ class Progress:
     total: int
     calls: int         # calls made by this run
     cost_usd: float    # spent by this run (calls reporting no cost count as 0)
+    left_s: float | None = None  # time left at this run's pace so far (None: nothing done yet)
 
 
 @dataclass
@@ -95,6 +96,11 @@ async def run_calibration(corpus: Iterable[CorpusDraft], provider: Provider, cfg
     state = {"calls": 0, "cost": 0.0, "not_run": 0}
     semaphore = asyncio.Semaphore(max(1, concurrency))
     total, already = len(wanted), len(wanted) - len(todo)
+    started = time.monotonic()
+
+    def left_s() -> float:
+        # This run's own pace (calls at once included): earlier results of a resumed report took no time here.
+        return round((time.monotonic() - started) / len(new) * (total - already - len(new)), 1)
 
     def exhausted() -> bool:
         return ((budget.max_calls is not None and state["calls"] >= budget.max_calls)
@@ -111,7 +117,8 @@ async def run_calibration(corpus: Iterable[CorpusDraft], provider: Provider, cfg
             state["cost"] += result.cost or 0.0
             new[result.key] = result
             await _call(on_result, result)
-            await _call(on_progress, Progress(already + len(new), total, state["calls"], round(state["cost"], 6)))
+            await _call(on_progress, Progress(already + len(new), total, state["calls"], round(state["cost"], 6),
+                                              left_s()))
 
     await asyncio.gather(*(one(item, contract) for item, contract in todo))
     results = [r for key in ((i.draft_id, c) for i, c in wanted) if (r := known.get(key) or new.get(key))]

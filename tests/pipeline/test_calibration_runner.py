@@ -156,6 +156,19 @@ async def test_it_resumes_skipping_what_is_done_and_hands_over_each_new_result(c
     assert [p.done for p in progress] == list(range(9, 21)) and progress[-1].total == 20
 
 
+async def test_progress_says_the_time_left_at_this_runs_own_pace(corpus):
+    sample = corpus[:6]
+    first = await run_calibration(sample[:3], Replies(lambda r: scripting.PASS), CFG, contracts=["narrow"])
+    progress = []
+    # Resumed: the 3 earlier results took no time in this run, so only its own 3 calls set the pace.
+    await run_calibration(sample, Replies(lambda r: scripting.PASS, delay=0.1), CFG, contracts=["narrow"],
+                          concurrency=1, done=[r.as_json() for r in first.results], on_progress=progress.append)
+    assert [(p.done, p.total) for p in progress] == [(4, 6), (5, 6), (6, 6)]
+    assert 0.18 <= progress[0].left_s <= 0.3     # one call of 0.1 s made, two to go
+    assert 0.08 <= progress[1].left_s <= 0.15
+    assert progress[-1].left_s == 0.0
+
+
 async def test_the_calls_go_one_contract_after_the_other_so_an_endpoint_can_reuse_the_instructions(corpus):
     asked = []
     outcome = await run_calibration(corpus[:5], Replies(lambda r: scripting.PASS), CFG, concurrency=1,

@@ -60,7 +60,7 @@ def test_the_report_has_the_fixed_fields_and_every_result_is_stored(acme, tmp_pa
         assert {"n", "rate"} <= set(contract["unparseable"]) and {"raised", "false"} <= set(contract["issues"])
     stored = CalibrationReport.objects.get(pk=report["report"]["id"])
     assert stored.status == "completed" and stored.report["contracts"] == report["contracts"]
-    assert stored.progress == {"done": 24, "total": 24, "calls": 24, "cost_usd": 0.0}
+    assert stored.progress == {"done": 24, "total": 24, "calls": 24, "cost_usd": 0.0, "left_s": 0.0}
     results = CalibrationResult.objects.filter(report=stored)
     assert Counter(r.contract for r in results) == {"narrow": 12, "widened": 12}
     corpus = {d.draft_id: d for d in build_corpus(0, size=12)}

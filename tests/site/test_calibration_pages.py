@@ -164,3 +164,19 @@ def test_a_stopped_report_is_resumed_from_the_page(people, acme, tmp_path, serve
     client_for(people["admin"]).post(f"/w/acme/calibration/{report.pk}/resume/")
     report = wait_for(report.pk, "completed")
     assert report.results.count() == 20 and report.options["max_calls"] is None
+
+
+def test_a_running_report_shows_its_progress_and_time_left(people, two_reports, settings):
+    from datetime import timedelta
+    from django.utils import timezone
+    running = CalibrationReport.objects.filter(pk=two_reports[0].pk)
+    running.update(status="running", lease_owner="elsewhere:1:0.0",
+                   lease_expires_at=timezone.now() + timedelta(seconds=settings.BEYOND_RUN_LEASE_S),
+                   progress={"done": 40, "total": 160, "calls": 40, "cost_usd": 0.0, "left_s": 3000.0})
+    page = client_for(people["admin"]).get("/w/acme/calibration/").content.decode()
+    row = re.search(rf'<tr id="report-{two_reports[0].pk}".*?</tr>', page, re.S)[0]
+    assert "40/160 done, about 50 min left" in row
+    running.update(progress={"done": 150, "total": 160, "calls": 150, "cost_usd": 0.0, "left_s": 5400.0 + 120})
+    row = re.search(rf'<tr id="report-{two_reports[0].pk}".*?</tr>', client_for(people["admin"]).get(
+        "/w/acme/calibration/").content.decode(), re.S)[0]
+    assert "150/160 done, about 1 h 32 min left" in row

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from pipeline.calibration import CONTRACTS, VIOLATION_TYPES, Progress
 from beyond_site.calibration.calibrating import (CONCURRENCY, WORKSPACE_DRAFTS, calibrate, claim_report, create_report,
                                                  set_limits)
-from beyond_site.calibration.charts import percent, seconds
+from beyond_site.calibration.charts import percent, seconds, time_left
 from beyond_site.runs.command_options import chosen_topology, positive, positive_usd, workspace_named
 from beyond_site.calibration.figures import report_document
 from beyond_site.calibration.models import CalibrationReport
@@ -32,8 +32,9 @@ class ProgressLines:
         elif now - self.last < self.every_s:
             return
         self.last = now
+        left = time_left(progress.left_s)
         self.stream.write(f"calibrating: {progress.done}/{progress.total} done, {progress.calls} calls made, "
-                          f"${progress.cost_usd:.4f} spent")
+                          f"${progress.cost_usd:.4f} spent" + (f", {left}" if left else ""))
 
 
 class Command(BaseCommand):
