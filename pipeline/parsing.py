@@ -105,6 +105,8 @@ def _copied_placeholder(brief: Brief, placeholders: Iterable[str]) -> str | None
     fields += [(f"judgment {n}", j) for n, j in enumerate(brief.judgments, 1)]
     for step in brief.steps:
         fields += [(f"step {step.index}'s title", step.title), (f"step {step.index}'s content_spec", step.content_spec)]
+    for citation in brief.citations:
+        fields += [(f"citation {citation.id}'s {name}", getattr(citation, name)) for name in ("framework", "ref", "title")]
     for name, value in fields:
         bare = value.strip().rstrip("}],\"' ")
         if _slot_like(value, slots):

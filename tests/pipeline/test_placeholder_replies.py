@@ -93,7 +93,47 @@ def test_a_slot_with_a_word_changed_or_its_bracket_left_open_is_refused(reason):
 
 
 def test_the_verifiers_example_values_come_from_its_instructions():
-    assert "what is wrong, precisely" in verifier_placeholders()
+    assert "<what is wrong, precisely>" in verifier_placeholders()
+
+
+def test_the_plans_example_is_made_of_slots_a_brief_cannot_hand_back():
+    # The planner's instructions show a brief's shape in slots only (no realistic example task a
+    # small model restates in place of its own): every value of the example is a slot.
+    from pipeline import prompts
+    example = next(line for line in prompts.load("planner").splitlines() if line.startswith('{"task"'))
+    values = [v for v in _strings(json.loads(example)) if v != "C1"]
+    assert values and all(v in planner_placeholders() for v in values)
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        yield from _strings(item)
+
+
+@pytest.mark.parametrize("where, value", [
+    ("step 1's title", "The heading of the document's first section"),
+    ("step 1's content_spec", "<what that section must deliver, the judgments it applies"),
+    ("judgment 1", "One decision or established fact the document must respect"),
+    ("citation C1's framework", "<the framework's name, exactly as in the reference>"),
+    ("citation C1's title", "its short title, exactly as in the reference"),
+])
+def test_a_plan_that_copies_the_shape_example_is_refused(where, value):
+    brief = scripting.brief(2)
+    brief["citations"] = [{"id": "C1", "framework": "ISO/IEC 27001:2022", "ref": "A.5.9",
+                           "title": "Inventory of information and other associated assets"}]
+    target = {"step 1's title": ("steps", 0, "title"), "step 1's content_spec": ("steps", 0, "content_spec"),
+              "judgment 1": ("judgments", 0, None), "citation C1's framework": ("citations", 0, "framework"),
+              "citation C1's title": ("citations", 0, "title")}[where]
+    brief.setdefault("judgments", ["Audience: all staff."])
+    holder = brief[target[0]]
+    if target[2] is None:
+        holder[target[1]] = value
+    else:
+        holder[target[1]][target[2]] = value
+    with pytest.raises(ReplyError, match=f"the brief's {where} is a placeholder of the instructions"):
+        parse_brief(json.dumps(brief), placeholders=planner_placeholders())
 
 
 @pytest.mark.parametrize("detail, quote", [
