@@ -1,18 +1,25 @@
 """What fits a model's context window: the room a run's context may take, so that no request to
 the planner or an executor goes over its model's window.
 
-A role's window is its `context_tokens`, else its endpoint profile's (pipeline/providers/profiles.py),
-else unknown (no limit beyond the site's context budget). Out of the window come the reply
+A role's window is what its server says (a profile's `window_source`, read at a run's start and
+kept WINDOW_KEPT_S: pipeline/providers/windows.py), lowered by the role's own `context_tokens`;
+else its `context_tokens`, else its endpoint profile's (pipeline/providers/profiles.py), else
+unknown (no limit beyond the site's context budget). Out of the window come the reply
 (`max_tokens`, or REPLY_TOKENS when the role sets none), the role's own instructions (the largest
 of the prompts that go with the context), the brief an executor is given with it (BRIEF_TOKENS),
 and a margin for the tokenizer: the context is measured at about four bytes a token, which a
 model's own tokenizer may exceed (MARGIN)."""
 from __future__ import annotations
 
+import asyncio
+import json
 import math
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipeline import prompts
+from pipeline.providers.base import Provider
 from pipeline.providers.profiles import resolve_profile
 from pipeline.topology import RoleConfig, Topology
 
@@ -33,13 +40,49 @@ def _tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
-def role_window(cfg: RoleConfig) -> int | None:
-    """The role's context window in tokens, or None when nothing says it."""
+#: How long a window a server said is kept in this process before it is asked again.
+WINDOW_KEPT_S = 300.0
+_said: dict[str, tuple[int | None, float]] = {}
+
+
+def role_window(cfg: RoleConfig, said: int | None = None) -> int | None:
+    """The role's context window in tokens, or None when nothing says it. `said`: what its
+    server said; the role's `context_tokens` can only lower it (a window set smaller on purpose)."""
+    if said is not None:
+        return min(said, cfg.context_tokens or said)
     if cfg.context_tokens:
         return cfg.context_tokens
     if cfg.provider in ("offline", "scripted"):
         return None
     return resolve_profile(cfg.provider, cfg.profile).context_tokens
+
+
+def _endpoint(cfg: RoleConfig) -> str:
+    return json.dumps([cfg.provider, cfg.base_url, cfg.model, cfg.profile], sort_keys=True)
+
+
+def known_windows(topology: Topology) -> dict[str, int]:
+    """What the context roles' servers said within WINDOW_KEPT_S, without asking them again."""
+    now, known = time.monotonic(), {}
+    for role in CONTEXT_ROLES:
+        window, when = _said.get(_endpoint(topology.role(role)), (None, 0.0))
+        if window is not None and now - when < WINDOW_KEPT_S:
+            known[role] = window
+    return known
+
+
+async def read_windows(topology: Topology, providers: Mapping[str, Provider]) -> dict[str, int]:
+    """What the context roles' servers say their windows are (asked at most once per endpoint
+    every WINDOW_KEPT_S; a server that says nothing is not asked again sooner either)."""
+    now, asked = time.monotonic(), {}
+    for role in CONTEXT_ROLES:
+        key = _endpoint(topology.role(role))
+        if key not in asked and now - _said.get(key, (None, float("-inf")))[1] >= WINDOW_KEPT_S:
+            asked[key] = providers[role]
+    answers = await asyncio.gather(*(provider.context_window() for provider in asked.values()))
+    for key, window in zip(asked, answers):
+        _said[key] = (window, now)
+    return known_windows(topology)
 
 
 @dataclass(frozen=True)
@@ -49,13 +92,14 @@ class Fitted:
     role: str | None
 
 
-def context_budget(topology: Topology, site_budget: int) -> Fitted:
-    """The run's context budget: the site's, or less where a role's window needs it."""
+def context_budget(topology: Topology, site_budget: int, said: Mapping[str, int] | None = None) -> Fitted:
+    """The run's context budget: the site's, or less where a role's window needs it. `said`: the
+    windows the roles' servers said (`read_windows`), by role."""
     instructions = max(_tokens(prompts.load(name)) for name in _PROMPTS)
     fitted = Fitted(site_budget, None, None)
     for role in CONTEXT_ROLES:
         cfg = topology.role(role)
-        window = role_window(cfg)
+        window = role_window(cfg, (said or {}).get(role))
         if window is None:
             continue
         room = window - (cfg.max_tokens or REPLY_TOKENS) - instructions - (BRIEF_TOKENS if role == "executor" else 0)

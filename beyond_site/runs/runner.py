@@ -28,7 +28,7 @@ from pipeline.orchestrator import Orchestrator, Redo, Research, RunSettings
 from pipeline.providers import close_all
 from pipeline.research import FetchPolicy, search_setting
 from pipeline.topology import TopologyError, parse_topology
-from pipeline.window import context_budget
+from pipeline.window import Fitted, context_budget, known_windows, read_windows
 from beyond_site.lib import leases
 from beyond_site.lib.endpoints import role_providers
 from beyond_site.lib.runners import runner_identity
@@ -70,9 +70,11 @@ class Starting(NamedTuple):
     unread: list[str]
     #: A redo's earlier run, as plain data (runs/redo.py); None for every other run.
     redo: Redo | None = None
+    #: The windows the context roles' servers said, by role, that the context was fitted to.
+    said: dict[str, int] = {}
 
 
-def starting(run_id: int, run: Run | None = None) -> Starting:
+def starting(run_id: int, run: Run | None = None, said: dict[str, int] | None = None) -> Starting:
     """What a run needs from the database before its first event, read in one go: each separate
     trip to the runs' database lane waits behind every other run's writes. `run` is its row with
     its workspace, when the caller read it already."""
@@ -80,19 +82,23 @@ def starting(run_id: int, run: Run | None = None) -> Starting:
     if run is None:
         raise Run.DoesNotExist(f"Run {run_id} does not exist")
     imported = imported_packs()  # read once, for the context and for the mechanical checks
-    return Starting(run, assemble_context(run, budget=_fitted_budget(run), imported=imported),
+    budget, said = _fitted_budget(run, said)
+    return Starting(run, assemble_context(run, budget=budget, imported=imported),
                     enabled_imported_packs(run.workspace, imported), run_budget(run.workspace),
-                    still_reading(run.workspace_id, run.conversation_id), redo_plan(run))
+                    still_reading(run.workspace_id, run.conversation_id), redo_plan(run), said)
 
 
-def _fitted_budget(run: Run):
+def _fitted_budget(run: Run, said: dict[str, int] | None) -> tuple[Fitted | None, dict[str, int]]:
     """The context budget of the run's topology: the site's, or less where a model's window needs
-    it (pipeline/window.py). A topology that cannot be read gets the site's: the run then fails on
-    it with its own message."""
+    it (pipeline/window.py), with the windows its servers said (`said`, else what they said
+    lately). A topology that cannot be read gets the site's: the run then fails on it with its own
+    message."""
     try:
-        return context_budget(parse_topology(run.topology), settings.BEYOND_CONTEXT_BUDGET_TOKENS)
+        topology = parse_topology(run.topology)
     except TopologyError:
-        return None
+        return None, {}
+    said = known_windows(topology) if said is None else said
+    return context_budget(topology, settings.BEYOND_CONTEXT_BUDGET_TOKENS, said), said
 
 
 async def _when_files_are_read(start: Starting) -> Starting:
@@ -163,22 +169,28 @@ class _Recording:
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool,
                    start: Starting | Exception | None) -> str:
     record = _Recording(run_id, owner, lease_lost)
+    providers = None
     try:
         if isinstance(start, Exception):
             raise start
         start = start if start is not None else await database_sync_to_async(starting)(run_id)
+        record.run = start.run
+        topology = parse_topology(start.run.topology)
+        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
+        said = await read_windows(topology, providers)
+        if said != start.said:  # a server said another window than the context was fitted to
+            start = await database_sync_to_async(starting)(run_id, said=said)
         if start.unread:
             start = await _when_files_are_read(start)
-        run, ctx, packs, budget, _, redo = start
-        record.run = run
-        topology = parse_topology(run.topology)
+        run, ctx, packs, budget, _, redo, _ = start
         checks = MechanicalChecks(packs)
         research = research_plan() if run.research and redo is None else None  # a redo keeps its brief
-        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
     except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
         message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
         if not isinstance(exc, ValueError):
             log.exception("run %s could not start", run_id)
+        if providers is not None:
+            await close_all(providers)
         return await _fail(record, run_id, f"the run could not start: {message}")
 
     orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(

@@ -132,4 +132,7 @@ class Provider(Protocol):
 
     async def complete(self, request: CompletionRequest) -> Completion: ...
 
+    async def context_window(self) -> int | None:
+        """The model's context window in tokens as its server says it; None when it says none."""
+
     async def aclose(self) -> None: ...

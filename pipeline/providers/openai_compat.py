@@ -43,6 +43,10 @@ LLAMACPP_500_NOTE = ("the llamacpp profile is for llama.cpp's own llama-server; 
                      "llama-cpp-python profile")
 #: A body larger than this is parsed in a thread, so the event loop is not held while it is.
 PARSE_OFF_LOOP_BYTES = 256 * 1024
+#: The answer that says a model's window is read this far at most (a long model list included),
+#: and waited for this long: a run starts on its profile's window rather than wait longer.
+WINDOW_BODY_BYTES = 1024 * 1024
+WINDOW_TIMEOUT_S = 5.0
 
 
 class ProviderOptions(BaseModel):
@@ -168,6 +172,24 @@ class OpenAICompatibleProvider:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+    async def context_window(self) -> int | None:
+        """The model's context window as the server says it (its profile's `window_source`), or
+        None: the profile names no source, or the server did not answer it in time and in sense."""
+        source = self.profile.window_source
+        if source is None or not self.model:
+            return None
+        url = source.url(str(self._client.base_url), self.model)
+        try:
+            async with asyncio.timeout(WINDOW_TIMEOUT_S):
+                async with self._client.stream(source.method, url, json=source.json_body(self.model)) as response:
+                    if response.status_code != 200:
+                        return None
+                    answer = await _parse_json(await read_body(response, max_bytes=WINDOW_BODY_BYTES))
+        except (TimeoutError, httpx.HTTPError, BodyRefused) as exc:  # AddressRefused is an httpx error
+            log.info("%s did not say its window: %s", self.name, self._safe(f"{type(exc).__name__}: {exc}"))
+            return None
+        return source.window_in(answer, self.model)
 
     def endpoint_key(self, model: str) -> str:
         """What one concurrency limit covers: the server, or one model on it."""

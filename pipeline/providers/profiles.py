@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pipeline.providers.windows import WindowSource
 from pipeline.schemas import describe_errors
 
 StructuredOutput = Literal["json_schema", "json_object_with_schema", "json_object", "none"]
@@ -69,6 +70,9 @@ class EndpointProfile(BaseModel):
     #: The model's context window in tokens (prompt and reply together) when the endpoint's kind
     #: tells it; None: unknown (a role's `context_tokens` says it). Runs fit their context to it.
     context_tokens: int | None = Field(default=None, ge=512)
+    #: Where the server says the model's window (pipeline/providers/windows.py): read at a run's
+    #: start, it wins over `context_tokens`, and a role's own `context_tokens` can only lower it.
+    window_source: WindowSource | None = None
     #: What one limit covers: the whole server (it serves one request at a time whatever the
     #: model name) or each model it serves.
     limit_per: Literal["server", "model"] = "model"
@@ -122,6 +126,7 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
     EndpointProfile(
         name="vllm",
         description="vLLM: JSON schemas by guided decoding, batches many requests at once.",
+        window_source=WindowSource(path="v1/models", entries="data", fields=("max_model_len",)),
     ),
     EndpointProfile(
         name="ollama",
@@ -129,6 +134,10 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         effort_field=None,
         concurrency=1,
         retries=2,
+        # The window a loaded model runs with (OLLAMA_CONTEXT_LENGTH, 4,096 by default on small
+        # machines): requests over it are cut from the front without a word.
+        window_source=WindowSource(path="api/ps", entries="models", match=("model", "name"),
+                                   fields=("context_length",)),
     ),
     EndpointProfile(
         name="llamacpp",
@@ -137,6 +146,16 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         concurrency=1,
         limit_per="server",
         retries=2,
+        window_source=WindowSource(path="props", fields=("default_generation_settings.n_ctx", "n_ctx")),
+    ),
+    EndpointProfile(
+        name="lmstudio",
+        description="LM Studio's server: JSON schemas, no effort, one request at a time; says its window.",
+        effort_field=None,
+        concurrency=1,
+        retries=2,
+        window_source=WindowSource(path="api/v0/models/{model}",
+                                   fields=("loaded_context_length", "max_context_length")),
     ),
     EndpointProfile(
         name="llama-cpp-python",
@@ -159,8 +178,9 @@ PROFILES: dict[str, EndpointProfile] = {p.name: p for p in (
         concurrency=1,
         limit_per="server",
         retries=2,
-        # Its server does not say its window; `make model-server` starts it with --n_ctx 8192. A
-        # server started with another (its own default is 2048) needs the role's context_tokens.
+        # Its server does not say its window (0.3.36: /v1/models names the alias only); `make
+        # model-server` starts it with --n_ctx 8192. A server started with another (its own
+        # default is 2048) needs the role's context_tokens.
         context_tokens=8192,
     ),
     EndpointProfile(

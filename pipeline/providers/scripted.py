@@ -154,5 +154,8 @@ class ScriptedProvider:
                           cost_source="reported" if reply.cost is not None else None,
                           model_served="scripted", provider="scripted", latency_s=time.monotonic() - started)
 
+    async def context_window(self) -> int | None:
+        return None
+
     async def aclose(self) -> None:
         return None

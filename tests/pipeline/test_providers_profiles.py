@@ -18,7 +18,7 @@ from pipeline.topology import ROLES, RoleConfig, TopologyError, parse_topology
 from tests import scripting
 from tests.pipeline.http_replay import OK_STREAM, Replay, ask, compat, llama_cpp_python, served, sse
 
-EXPECTED_NAMES = ["generic", "openai", "openrouter", "litellm", "vllm", "ollama", "llamacpp", "llama-cpp-python",
+EXPECTED_NAMES = ["generic", "openai", "openrouter", "litellm", "vllm", "ollama", "llamacpp", "lmstudio", "llama-cpp-python",
                   "transformers"]
 
 

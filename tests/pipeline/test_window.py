@@ -42,3 +42,15 @@ def test_the_verifier_and_summarizer_windows_do_not_limit_the_context():
 def test_a_window_too_small_to_be_one_is_a_topology_error(window):
     with pytest.raises(Exception, match="context_tokens"):
         topology(planner={**LOCAL, "context_tokens": window})
+
+
+def test_what_the_server_said_wins_over_the_profile_and_a_roles_setting_only_lowers_it():
+    model = {**LOCAL, "profile": "llama-cpp-python"}
+    assert context_budget(topology(planner=model, executor=model), 100_000,
+                          {"planner": 32_768, "executor": 32_768}).window == 32_768
+    lowered = {**model, "context_tokens": 4096}
+    fitted = context_budget(topology(planner=lowered, executor=model), 100_000,
+                            {"planner": 32_768, "executor": 32_768})
+    assert (fitted.window, fitted.role) == (4096, "planner")
+    raised = {**model, "context_tokens": 65_536}   # set higher than the server runs it: the server's holds
+    assert role_window(topology(planner=raised).planner, 16_384) == 16_384

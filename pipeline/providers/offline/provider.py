@@ -46,6 +46,10 @@ class OfflineProvider:
             return summarizer.recap(payload["brief"], payload["released"])
         raise ProviderError("bad_request", f"the offline engine has no {role!r} role")
 
+    async def context_window(self) -> int | None:
+        """No model, no window: the offline engine reads its context whole."""
+        return None
+
     async def aclose(self) -> None:
         """Nothing to release: the engine holds no connections."""
         return None
