@@ -64,12 +64,18 @@ def example_values(prompt: str) -> list[str]:
     return values
 
 
+#: Values a brief rightly shares with any example: a citation's id, framework name and reference
+#: come from the framework reference, not from the example's words.
+NOT_COPIES = ("id", "framework", "ref", "index")
+
+
 def _strings(value):
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
+        for key, item in value.items():
+            if key not in NOT_COPIES:
+                yield from _strings(item)
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
@@ -78,8 +84,8 @@ def _strings(value):
 def _reply_strings(raw: str) -> list[str]:
     try:
         return list(_strings(json.loads(raw)))
-    except (json.JSONDecodeError, TypeError):
-        return re.findall(r'"(?:[a-z_]+)":\s*"([^"]*)"', raw or "")
+    except (json.JSONDecodeError, TypeError):  # a reply cut short: its complete string values
+        return [value for key, value in re.findall(r'"([a-z_]+)":\s*"([^"]*)"', raw or "") if key not in NOT_COPIES]
 
 
 class Copies:
@@ -104,6 +110,9 @@ def rate(part: int, whole: int) -> str:
 
 
 def planner(args) -> int:
+    if args.replies_from:
+        replies = json.loads(Path(args.replies_from).read_text(encoding="utf-8"))
+        return _planner_figures(replies, args.runs)
     sys.path.insert(0, str(ROOT / "bench"))
     from realmodel import setup_django
 
@@ -115,7 +124,6 @@ def planner(args) -> int:
         from beyond_site.workspaces.models import Workspace
         from tests.realmodel import rules
 
-        copies = Copies(example_values((ROOT / "pipeline/prompts/planner.md").read_text(encoding="utf-8")))
         topology = {"planner": {**rules.role(args.base_url, "planner"), "max_tokens": rules.MAX_TOKENS["planner"]}}
         topology.update({name: {"provider": "offline"} for name in ("executor", "verifier", "summarizer")})
         Workspace.objects.create(slug="bench", name="Bench")
@@ -129,15 +137,22 @@ def planner(args) -> int:
                 values = (list(_strings(event.data["brief"])) if event.type == "brief_ready"
                           else _reply_strings(event.data.get("raw") or ""))
                 replies.append((run.task, event.type, values))
-        text = [(task, copies.text(values)) for task, _, values in replies]
-        headings = [(task, copies.headings(values)) for task, _, values in replies]
-        print(f"planner replies: {len(replies)} over {args.runs} runs "
-              f"({sum(kind == 'planner_rejected' for _, kind, _ in replies)} refused)")
-        print(f"replies copying the example's text: {rate(sum(bool(c) for _, c in text), len(replies))}")
-        print(f"replies copying the example's headings: {rate(sum(bool(c) for _, c in headings), len(replies))}")
-        for task, copied in text:
-            if copied:
-                print(f"  {task[:60]!r}: {[c[:60] for c in copied]}")
+        if args.save:
+            Path(args.save).write_text(json.dumps(replies, indent=1, ensure_ascii=False), encoding="utf-8")
+        return _planner_figures(replies, args.runs)
+
+
+def _planner_figures(replies: list, runs: int) -> int:
+    copies = Copies(example_values((ROOT / "pipeline/prompts/planner.md").read_text(encoding="utf-8")))
+    text = [(task, copies.text(values)) for task, _, values in replies]
+    headings = [(task, copies.headings(values)) for task, _, values in replies]
+    print(f"planner replies: {len(replies)} over {runs} runs "
+          f"({sum(kind == 'planner_rejected' for _, kind, _ in replies)} refused)")
+    print(f"replies copying the example's text: {rate(sum(bool(c) for _, c in text), len(replies))}")
+    print(f"replies copying the example's headings: {rate(sum(bool(c) for _, c in headings), len(replies))}")
+    for task, copied in text:
+        if copied:
+            print(f"  {task[:60]!r}: {[c[:60] for c in copied]}")
     return 0
 
 
@@ -170,6 +185,8 @@ def main() -> int:
     one = sub.add_parser("planner")
     one.add_argument("--base-url", default="http://127.0.0.1:8088/v1")
     one.add_argument("--runs", type=int, default=len(TASKS))
+    one.add_argument("--save", metavar="FILE", help="keep every reply's values as JSON")
+    one.add_argument("--replies-from", metavar="FILE", help="count the replies a --save kept instead of asking")
     two = sub.add_parser("verifier")
     two.add_argument("report", help="a calibration report's JSON")
     two.add_argument("--prompt-rev", default="", help="the commit whose verifier prompt the report was taken with")

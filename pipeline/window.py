@@ -2,7 +2,7 @@
 the planner or an executor goes over its model's window.
 
 A role's window is what its server says (a profile's `window_source`, read at a run's start and
-kept WINDOW_KEPT_S: pipeline/providers/windows.py), lowered by the role's own `context_tokens`;
+kept WINDOW_KEPT_S: pipeline/providers/profiles.py), lowered by the role's own `context_tokens`;
 else its `context_tokens`, else its endpoint profile's (pipeline/providers/profiles.py), else
 unknown (no limit beyond the site's context budget). Out of the window come the reply
 (`max_tokens`, or REPLY_TOKENS when the role sets none), the role's own instructions (the largest

@@ -160,15 +160,9 @@ def send(request, slug):
     membership = access.require_membership(request, slug, access.WRITE)
     task = request.POST.get("message", "").strip()
     key = request.POST.get("idempotency_key", "").strip()[:80] or None
-    if has_nul(task, key, request.POST.get("conversation")):
-        return bad_request(request, NUL_REFUSED)
-    if key and key.startswith(SERVER_KEY_PREFIXES):  # the server's own keys: a form never makes one
-        return bad_request(request, "This form's key is not one this page made: reload the page.")
-    if not task:
-        return notice_only(request, "Write a task first.", form_key=key)
-    if len(task) > MAX_TASK_CHARS:
-        return notice_only(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
-                                "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key)
+    refused = _refused_task(request, task, key)
+    if refused is not None:
+        return refused
     try:
         posted = _conversation_for(membership, request.POST.get("conversation"))
     except BadInput as exc:
@@ -190,11 +184,33 @@ def send(request, slug):
     if created and conversation.research != research:
         Conversation.objects.filter(pk=conversation.pk).update(research=research)  # the toggle is remembered
         conversation.research = research
-    created_conversation = posted is None or posted.pk != conversation.pk
-    renamed = posted is not None and title_before != conversation.title
     url = _chat_url(slug, conversation)
     if not request.htmx:
         return redirect(url)
+    response = _sent(request, membership, run, created, posted, renamed=posted is not None
+                     and title_before != conversation.title)
+    response["HX-Push-Url"] = url
+    return response
+
+
+def _refused_task(request, task: str, key: str | None):
+    """The answer to a task that cannot be sent as typed, or None."""
+    if has_nul(task, key, request.POST.get("conversation")):
+        return bad_request(request, NUL_REFUSED)
+    if key and key.startswith(SERVER_KEY_PREFIXES):  # the server's own keys: a form never makes one
+        return bad_request(request, "This form's key is not one this page made: reload the page.")
+    if not task:
+        return notice_only(request, "Write a task first.", form_key=key)
+    if len(task) > MAX_TASK_CHARS:
+        return notice_only(request, f"This task is {len(task):,} characters long; a task is at most {MAX_TASK_CHARS:,}. "
+                                "Nothing was sent: shorten it, or attach the long text as a file.", form_key=key)
+    return None
+
+
+def _sent(request, membership, run, created: bool, posted, *, renamed: bool):
+    """The fragment that answers a sent task on the chat page: the run, and the side list's change."""
+    conversation = run.conversation
+    created_conversation = posted is None or posted.pk != conversation.pk
     ctx = _page_context(membership, conversation)
     # The side list changes only with a new conversation or a new name. Shown as the first page of
     # all conversations, it gets the new item alone ("item"); a search, a later page or a new name
@@ -212,9 +228,7 @@ def send(request, slug):
                first_exchange=first_exchange,
                exchange={"text": run.task, "rv": queued_view(run), "last": True} if created else None,
                sent_notice=UNFINISHED_NOTICE if created and posted and _unfinished_before(run) else "")
-    response = render(request, "chat/_sent.html", ctx)
-    response["HX-Push-Url"] = url
-    return response
+    return render(request, "chat/_sent.html", ctx)
 
 
 

@@ -60,14 +60,9 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     `lineage`: the earlier run this one follows on from (`redo_of`, `redo_step`, `redo_instruction`,
     `regenerates`, `edited_from`: docs/working-loop.md)."""
     task = without_bidi_controls(task)  # they make a task read otherwise than it is (lib/inputs.py)
-    if idempotency_key:
-        # Whether the key started a run already, read as that run's id: nearly every key is new,
-        # and reading the whole row (some fifty columns) tripled this read's cost at every
-        # submission (bench/README.md, "Issue 30: what a submission runs").
-        used = list(Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).order_by()
-                    .values_list("pk", flat=True)[:1])  # one run per key: no ordering either
-        if used:
-            return Run.objects.get(pk=used[0]), False
+    replayed = _run_of_key(workspace, idempotency_key)
+    if replayed is not None:
+        return replayed, False
     if conversation is not None and conversation.deleted_at is not None:
         raise ConversationDeleted("This conversation was deleted: start a new one.")
     topo = resolve_topology(workspace, topology)
@@ -78,14 +73,7 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
     try:
         with transaction.atomic():  # a new conversation exists only with its run
             check_submission(workspace, user)  # locks the workspace row when it caps submissions
-            if conversation is None:
-                conversation = Conversation.objects.create(workspace=workspace, title=conversation_title(task),
-                                                           created_by=user)
-            else:
-                if not conversation.messages.exists():
-                    # A conversation started by an upload takes its first task's name.
-                    conversation.title = conversation_title(task)
-                conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
+            conversation = _conversation_for(workspace, conversation, task, user)
             message = Message.objects.create(conversation=conversation, text=message_text or task, author=user)
             run = Run.objects.create(workspace=workspace, conversation=conversation, message=message, task=task,
                                      topology=topo.as_json(), created_by=user, idempotency_key=idempotency_key,
@@ -98,6 +86,30 @@ def start_run(workspace: Workspace, task: str, *, user=None, conversation: Conve
         # Two submissions with one key raced: the other one won, and that run is this task's run.
         return Run.objects.get(workspace=workspace, idempotency_key=idempotency_key), False
     return run, True
+
+
+def _run_of_key(workspace: Workspace, idempotency_key: str | None) -> Run | None:
+    """The run a submission's key started already, or None."""
+    if not idempotency_key:
+        return None
+    # Whether the key started a run already, read as that run's id: nearly every key is new, and
+    # reading the whole row (some fifty columns) tripled this read's cost at every submission
+    # (bench/README.md, "Issue 30: what a submission runs").
+    used = list(Run.objects.filter(workspace=workspace, idempotency_key=idempotency_key).order_by()
+                .values_list("pk", flat=True)[:1])  # one run per key: no ordering either
+    return Run.objects.get(pk=used[0]) if used else None
+
+
+def _conversation_for(workspace: Workspace, conversation: Conversation | None, task: str, user) -> Conversation:
+    """The conversation the task goes into: a new one named after it, or the given one, moved to
+    the top of the list (and named after the task, when an upload started it)."""
+    if conversation is None:
+        return Conversation.objects.create(workspace=workspace, title=conversation_title(task), created_by=user)
+    if not conversation.messages.exists():
+        # A conversation started by an upload takes its first task's name.
+        conversation.title = conversation_title(task)
+    conversation.save(update_fields=["title", "updated_at"])  # most recent first in the list
+    return conversation
 
 
 class NotRetryable(ValueError):

@@ -169,33 +169,10 @@ class _Recording:
 async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event, operator_topology: bool,
                    start: Starting | Exception | None) -> str:
     record = _Recording(run_id, owner, lease_lost)
-    providers = None
     try:
-        if isinstance(start, Exception):
-            raise start
-        start = start if start is not None else await database_sync_to_async(starting)(run_id)
-        record.run = start.run
-        topology = parse_topology(start.run.topology)
-        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
-        said = await read_windows(topology, providers)
-        if said != start.said:  # a server said another window than the context was fitted to
-            start = await database_sync_to_async(starting)(run_id, said=said)
-        if start.unread:
-            start = await _when_files_are_read(start)
-        run, ctx, packs, budget, _, redo, _ = start
-        checks = MechanicalChecks(packs)
-        research = research_plan() if run.research and redo is None else None  # a redo keeps its brief
-    except Exception as exc:  # bad scripted file, missing key, a database that refused: a failed run
-        message = str(exc) if isinstance(exc, ValueError) else f"internal error ({type(exc).__name__})"
-        if not isinstance(exc, ValueError):
-            log.exception("run %s could not start", run_id)
-        if providers is not None:
-            await close_all(providers)
-        return await _fail(record, run_id, f"the run could not start: {message}")
-
-    orchestrator = Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
-        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research,
-        budget=budget, redo=redo))
+        orchestrator, providers = await _orchestrator(run_id, record, start, transport, operator_topology)
+    except _CouldNotStart as exc:
+        return await _fail(record, run_id, f"the run could not start: {exc}")
     watcher = asyncio.create_task(_watch_for_stop(run_id, orchestrator))
     try:
         async with contextlib.aclosing(orchestrator.event_batches()) as batches:
@@ -220,6 +197,41 @@ async def _execute(run_id: int, owner: str, transport, lease_lost: asyncio.Event
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         await close_all(providers)
+
+
+class _CouldNotStart(Exception):
+    """A run that cannot start (a bad scripted file, a missing key, a database that refused): why."""
+
+
+async def _orchestrator(run_id: int, record: _Recording, start: Starting | Exception | None, transport,
+                        operator_topology: bool) -> tuple[Orchestrator, dict]:
+    """The run's orchestrator and its providers, the context fitted to what their servers say."""
+    providers = None
+    try:
+        if isinstance(start, Exception):
+            raise start
+        start = start if start is not None else await database_sync_to_async(starting)(run_id)
+        record.run = start.run
+        topology = parse_topology(start.run.topology)
+        providers = role_providers(topology, operator_topology=operator_topology, transport=transport)
+        said = await read_windows(topology, providers)
+        if said != start.said:  # a server said another window than the context was fitted to
+            start = await database_sync_to_async(starting)(run_id, said=said)
+        if start.unread:
+            start = await _when_files_are_read(start)
+        run, ctx, packs, budget, _, redo, _ = start
+        checks = MechanicalChecks(packs)
+        research = research_plan() if run.research and redo is None else None  # a redo keeps its brief
+    except Exception as exc:
+        if not isinstance(exc, ValueError):
+            log.exception("run %s could not start", run_id)
+        if providers is not None:
+            await close_all(providers)
+        raise _CouldNotStart(str(exc) if isinstance(exc, ValueError)
+                             else f"internal error ({type(exc).__name__})") from None
+    return Orchestrator(ctx, topology, providers, checks=checks, settings=RunSettings(
+        concurrency=settings.BEYOND_STEP_CONCURRENCY, session_id=f"beyond-run-{run_id}", research=research,
+        budget=budget, redo=redo)), providers
 
 
 #: Pauses between the attempts to record a run's failure: a database refusing connections under

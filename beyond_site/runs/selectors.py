@@ -65,55 +65,61 @@ def run_trace(run: Run, events: list[RunEvent] | None = None) -> dict:
     if events is None:
         events = run_events(run)
     return {
-        "run": {
-            "id": run.pk,
-            "status": run.status,
-            "halt_reason": run.halt_reason,
-            "decline_reason": run.decline_reason,
-            # Who checked the released steps: "model", "mechanical", "mixed"; null when none was.
-            "verification": run.verification,
-            # What was known of the verifier when the run was created (runs/trust.py); null on
-            # runs recorded before it was kept.
-            "verifier_trust": run.verifier_trust,
-            "topology": public_topology(run.topology),  # no server file path
-            "workspace": run.workspace.slug,
-            "conversation": run.conversation_id,
-            "created_by": (run.created_by_name or run.created_by.get_username()) if run.created_by_id else None,
-            "research": run.research,
-            "task": run.task,
-            "offline": run.offline,
-            "warnings": list(run.warnings or []),
-            "unsourced_count": run.unsourced_count,
-            # The requirement trace (docs/verifier-contract.md): each requirement of the task and its status.
-            "requirements": list(run.requirements or []),
-            "coverage": {"met": run.requirements_met, "total": run.requirements_total}
-            if run.requirements_total is not None else None,
-            # The earlier run it follows on from (docs/working-loop.md); null when none.
-            "redo_of": {"run": run.redo_of_id, "step": run.redo_step, "instruction": run.redo_instruction}
-            if run.redo_of_id else None,
-            "retry_of": run.retry_of_id,
-            "regenerates": run.regenerates_id,
-            "edited_from": run.edited_from_id,
-            "created_at": iso(run.created_at),
-            "finished_at": iso(run.finished_at) if run.finished_at else None,
-        },
+        "run": _run_fields(run),
         "brief": run.brief,
         "steps": [step_dict(s) for s in steps],
         "summary": run.summary,
         "summary_findings": list(run.summary_findings or []),
         "summary_unsourced": list(run.summary_unsourced or []),
         "summary_sources": list(run.summary_sources or []),
-        "model_calls": [
-            {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
-             "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s,
-             "usage": usage_of(c), "cost": c.cost, "cost_source": c.cost_source, "transport_retries": c.transport_retries, "finish_reason": c.finish_reason,
-             "error": c.error, "context": c.context.sha256 if c.context_id else None}
-            for c in run.model_calls.select_related("context").order_by("id")
-        ],
+        "model_calls": [_model_call(c) for c in run.model_calls.select_related("context").order_by("id")],
         **({"evidence": evidence_items(events)} if run.research else {}),
         # The fixed fields last: no event data can overwrite them.
         "events": [event_json(e) for e in events],
     }
+
+
+def _run_fields(run: Run) -> dict:
+    """The trace's `run` object."""
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "halt_reason": run.halt_reason,
+        "decline_reason": run.decline_reason,
+        # Who checked the released steps: "model", "mechanical", "mixed"; null when none was.
+        "verification": run.verification,
+        # What was known of the verifier when the run was created (runs/trust.py); null on
+        # runs recorded before it was kept.
+        "verifier_trust": run.verifier_trust,
+        "topology": public_topology(run.topology),  # no server file path
+        "workspace": run.workspace.slug,
+        "conversation": run.conversation_id,
+        "created_by": (run.created_by_name or run.created_by.get_username()) if run.created_by_id else None,
+        "research": run.research,
+        "task": run.task,
+        "offline": run.offline,
+        "warnings": list(run.warnings or []),
+        "unsourced_count": run.unsourced_count,
+        # The requirement trace (docs/verifier-contract.md): each requirement of the task and its status.
+        "requirements": list(run.requirements or []),
+        "coverage": {"met": run.requirements_met, "total": run.requirements_total}
+        if run.requirements_total is not None else None,
+        # The earlier run it follows on from (docs/working-loop.md); null when none.
+        "redo_of": {"run": run.redo_of_id, "step": run.redo_step, "instruction": run.redo_instruction}
+        if run.redo_of_id else None,
+        "retry_of": run.retry_of_id,
+        "regenerates": run.regenerates_id,
+        "edited_from": run.edited_from_id,
+        "created_at": iso(run.created_at),
+        "finished_at": iso(run.finished_at) if run.finished_at else None,
+    }
+
+
+def _model_call(c) -> dict:
+    return {"role": c.role, "step": c.step_index, "attempt": c.attempt, "provider": c.provider, "model": c.model,
+            "model_served": c.model_served, "effort": c.effort, "latency_s": c.latency_s, "usage": usage_of(c),
+            "cost": c.cost, "cost_source": c.cost_source, "transport_retries": c.transport_retries,
+            "finish_reason": c.finish_reason, "error": c.error, "context": c.context.sha256 if c.context_id else None}
 
 
 def event_json(e: RunEvent) -> dict:

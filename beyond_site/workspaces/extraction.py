@@ -348,27 +348,31 @@ def _run_worker(kind: str, file, limits: Limits) -> tuple[str, int | None, int |
         raise ExtractionError("resource_limit", _WORKER_REFUSALS["resource_limit"])
     if result.get("ok"):
         return result["text"], result["pages"], result.get("sheets")
-    code, detail = result.get("code"), result.get("detail")
+    raise _refusal(result.get("code"), result.get("detail"), limits)
+
+
+def _refusal(code: str | None, detail, limits: Limits) -> ExtractionError:
+    """Why the worker refused the file, in words."""
     if code == "too_many_pages":
-        raise ExtractionError(
+        return ExtractionError(
             "too_large",
             f"This PDF has {detail} pages; the limit is {limits.max_pages}.",
         )
     if code == "too_many_rows":
-        raise ExtractionError(
+        return ExtractionError(
             "too_large",
             f"The sheet “{detail}” of this workbook has more than {limits.max_sheet_rows:,} rows, "
             "which is the limit. Split it, or upload the part the document needs.",
         )
     if code == "too_many_cells":
-        raise ExtractionError(
+        return ExtractionError(
             "too_large",
             f"This workbook has more than {limits.max_cells:,} cells (counting the empty ones "
             f"inside its sheets, reached in “{detail}”), which is the limit.",
         )
     if code in _WORKER_REFUSALS:
-        raise ExtractionError(code, _WORKER_REFUSALS[code])
-    raise ExtractionError("unsupported_type", f"This file type is not supported. Upload {ACCEPTED}.")
+        return ExtractionError(code, _WORKER_REFUSALS[code])
+    return ExtractionError("unsupported_type", f"This file type is not supported. Upload {ACCEPTED}.")
 
 
 def _validate_csv(text: str) -> None:

@@ -9,13 +9,67 @@ A profile is never guessed from a URL or a model name: servers that look alike b
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.providers.windows import WindowSource
 from pipeline.schemas import describe_errors
 
 StructuredOutput = Literal["json_schema", "json_object_with_schema", "json_object", "none"]
+
+
+class WindowSource(BaseModel):
+    """Where a kind of server says a model's context window: one request, and where in its JSON
+    answer the window is (docs/model-servers.md, "The model's context window"). vLLM lists
+    `max_model_len` per model on /v1/models; llama-server gives its slots' `n_ctx` on /props;
+    Ollama each loaded model's `context_length` on /api/ps (the window it runs with, often far
+    below what the model was trained for); LM Studio `loaded_context_length` on
+    /api/v0/models/{model}. llama-cpp-python's server says nothing of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Below the server's root (the base URL without its `/v1`); `{model}` is the role's model.
+    path: str
+    method: Literal["GET", "POST"] = "GET"
+    #: A POST's JSON body; string values may hold `{model}`.
+    body: dict[str, str] | None = None
+    #: Dotted path to a list of per-model entries, or None when the answer is about one model.
+    entries: str | None = None
+    #: The keys of an entry that name its model (the first that equals the role's model picks it).
+    match: tuple[str, ...] = ("id",)
+    #: Dotted paths to the window in tokens, first found wins.
+    fields: tuple[str, ...] = Field(min_length=1)
+
+    def url(self, base_url: str, model: str) -> str:
+        root = base_url.rstrip("/")
+        if root.endswith("/v1"):
+            root = root[:-3]
+        return f"{root}/{self.path.replace('{model}', quote(model, safe=''))}"
+
+    def json_body(self, model: str) -> dict | None:
+        return None if self.body is None else {k: v.replace("{model}", model) for k, v in self.body.items()}
+
+    def window_in(self, answer: Any, model: str) -> int | None:
+        """The window the answer gives for `model`, or None when it gives none that makes sense."""
+        about = answer
+        if self.entries is not None:
+            listed = _at(answer, self.entries)
+            about = next((e for e in listed if isinstance(e, dict) and any(e.get(k) == model for k in self.match)),
+                         None) if isinstance(listed, list) else None
+        for name in self.fields:
+            value = _at(about, name)
+            # A bool is an int to Python, and no window is under 512 tokens (a role's own minimum).
+            if isinstance(value, int) and not isinstance(value, bool) and 512 <= value <= 10_000_000:
+                return value
+        return None
+
+
+def _at(value: Any, dotted: str) -> Any:
+    for key in dotted.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 class ProfileError(ValueError):
@@ -70,7 +124,7 @@ class EndpointProfile(BaseModel):
     #: The model's context window in tokens (prompt and reply together) when the endpoint's kind
     #: tells it; None: unknown (a role's `context_tokens` says it). Runs fit their context to it.
     context_tokens: int | None = Field(default=None, ge=512)
-    #: Where the server says the model's window (pipeline/providers/windows.py): read at a run's
+    #: Where the server says the model's window (pipeline/providers/profiles.py): read at a run's
     #: start, it wins over `context_tokens`, and a role's own `context_tokens` can only lower it.
     window_source: WindowSource | None = None
     #: What one limit covers: the whole server (it serves one request at a time whatever the

@@ -102,31 +102,39 @@ def build_provider(cfg: RoleConfig, *, address_policy: Endpoints, openrouter_bas
         raise TopologyError(f"{cfg.model}: {exc}") from None
     redactor = Redactor.from_env(env)
     if cfg.provider == "openrouter":
-        api_key = env.get("OPENROUTER_API_KEY", "").strip()
-        if not api_key:
-            raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
-        base_url = openrouter_base_url or DEFAULT_BASE_URL
-        if cfg.base_url and _origin(cfg.base_url) != _origin(base_url):
-            # The key is the operator's: a topology (which workspace admins may edit) must not be
-            # able to send it anywhere but the endpoint the operator configured.
-            raise TopologyError("an openrouter role cannot use another base_url than OPENROUTER_BASE_URL")
-        return OpenRouterProvider(api_key=api_key, base_url=base_url,
-                                  model=cfg.model, options=options, profile=profile, title="Beyond",
-                                  transport=transport, redactor=redactor)
+        return _openrouter(cfg, env, openrouter_base_url, options, profile, transport, redactor)
     if cfg.provider == "openai":
-        # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all. The
-        # operator's key goes only to the endpoints the operator named in OPENAI_BASE_URL, never
-        # to a URL a topology chose.
-        keyed = {_origin(u) for u in env.get("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE_URL).split(",") if u.strip()}
-        operator_key = env.get("OPENAI_API_KEY", "").strip() or None
-        listed = _origin(cfg.base_url) in keyed
-        api_key = operator_key if listed else None
-        if operator_key and not listed:
-            no_key_note = (f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is only sent to "
-                           "the endpoints listed in OPENAI_BASE_URL")
-        else:
-            no_key_note = f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is not set"
-        return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
-                                        options=options, profile=profile, transport=transport,
-                                        redactor=redactor, no_key_note=no_key_note)
+        return _openai(cfg, env, options, profile, transport, redactor)
     raise TopologyError(f"unknown provider {cfg.provider!r}")
+
+
+def _openrouter(cfg: RoleConfig, env: Mapping[str, str], openrouter_base_url: str | None, options, profile,
+                transport, redactor) -> Provider:
+    api_key = env.get("OPENROUTER_API_KEY", "").strip()
+    if not api_key:
+        raise TopologyError("the openrouter provider needs OPENROUTER_API_KEY set in the environment")
+    base_url = openrouter_base_url or DEFAULT_BASE_URL
+    if cfg.base_url and _origin(cfg.base_url) != _origin(base_url):
+        # The key is the operator's: a topology (which workspace admins may edit) must not be
+        # able to send it anywhere but the endpoint the operator configured.
+        raise TopologyError("an openrouter role cannot use another base_url than OPENROUTER_BASE_URL")
+    return OpenRouterProvider(api_key=api_key, base_url=base_url, model=cfg.model, options=options, profile=profile,
+                              title="Beyond", transport=transport, redactor=redactor)
+
+
+def _openai(cfg: RoleConfig, env: Mapping[str, str], options, profile, transport, redactor) -> Provider:
+    # Optional: local endpoints (Ollama, llama.cpp, vLLM) usually want no key at all. The
+    # operator's key goes only to the endpoints the operator named in OPENAI_BASE_URL, never to
+    # a URL a topology chose.
+    keyed = {_origin(u) for u in env.get("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE_URL).split(",") if u.strip()}
+    operator_key = env.get("OPENAI_API_KEY", "").strip() or None
+    listed = _origin(cfg.base_url) in keyed
+    api_key = operator_key if listed else None
+    if operator_key and not listed:
+        no_key_note = (f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is only sent to "
+                       "the endpoints listed in OPENAI_BASE_URL")
+    else:
+        no_key_note = f"no API key was sent to {cfg.base_url}: OPENAI_API_KEY is not set"
+    return OpenAICompatibleProvider(cfg.base_url, api_key=api_key, name="openai", model=cfg.model,
+                                    options=options, profile=profile, transport=transport,
+                                    redactor=redactor, no_key_note=no_key_note)

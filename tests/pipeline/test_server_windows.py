@@ -1,4 +1,4 @@
-"""A model's context window as its server says it (pipeline/providers/windows.py), asked over HTTP
+"""A model's context window as its server says it (pipeline/providers/profiles.py), asked over HTTP
 the way each kind of server answers it, and kept a while per endpoint (pipeline/window.py)."""
 from __future__ import annotations
 

@@ -10,8 +10,10 @@ import pytest
 from django.core.management import call_command
 
 from beyond_site.calibration.models import CalibrationReport, CalibrationResult
+from beyond_site.workspaces.models import Membership
 from tests import scripting
 from tests.realmodel.rules import MODEL, topology
+from tests.site.chat_support import client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,6 +42,9 @@ def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, mode
     assert report.status == CalibrationReport.COMPLETED and MODEL in report.verifier
     results = CalibrationResult.objects.filter(report=report)
     assert results.count() == 2 * DRAFTS
+    progress = [line for line in err.getvalue().splitlines() if line.startswith("calibrating: ")]
+    assert progress[-1].startswith(f"calibrating: {2 * DRAFTS}/{2 * DRAFTS} done") and "left" in progress[-1]
+    _the_page_shows_the_reports_figures(workspace, report, document)
 
     # The next run on that verifier records the report as its trust status (the planner here is
     # scripted to decline, so the run ends at once: the status is taken when a run starts).
@@ -53,3 +58,20 @@ def test_a_calibration_of_the_real_verifier_under_both_contracts(workspace, mode
     trust = json.loads(out.getvalue())["run"]["verifier_trust"]
     assert trust["report"] == report.pk and trust["calibrated_at"]
     assert trust["unparseable_rate"] == pytest.approx(document["contracts"]["narrow"]["unparseable"]["rate"])
+
+
+def _the_page_shows_the_reports_figures(workspace, report, document):
+    """The Calibration page, as an admin reads it, gives the figures the command printed."""
+    from django.contrib.auth import get_user_model
+    admin = get_user_model().objects.create_user("ada", password="x" * 12)
+    Membership.objects.create(user=admin, workspace=workspace, role=Membership.ADMIN)
+    page = client_for(admin).get(f"/w/acme/calibration/?r={report.pk}").content.decode()
+    narrow = document["contracts"]["narrow"]
+    row = page.split(f'<tr id="report-{report.pk}"')[1].split("</tr>")[0]
+    assert "completed" in row and f"{narrow['clean']['flagged']}/{narrow['clean']['n']}" in row
+    for name, contract in document["contracts"].items():
+        shown = f"<th scope=\"row\">{name}: unparseable</th><td>{contract['unparseable']['n']}/{contract['drafts']}</td>"
+        assert shown in page
+        issues = contract["issues"]
+        assert (f"<th scope=\"row\">{name}: issues false / raised</th><td>{issues['false']}/{issues['raised']}</td>"
+                in page)

@@ -611,7 +611,7 @@ MAPPING = DocType(
           section="gaps"),
         OPEN_POINTS,
     ),
-    has_subject=True, subject_topics=("access_control",),
+    has_subject=True, subject_topics=("access_control",), follows_task_topics=True,
 )
 
 GAP_ASSESSMENT = DocType(
@@ -628,7 +628,7 @@ GAP_ASSESSMENT = DocType(
         S("Priorities and next steps", "List the gaps to close first, with owners.", (), section="gaps"),
         OPEN_POINTS,
     ),
-    has_subject=True, subject_topics=("risk_assessment", "monitoring_controls"),
+    has_subject=True, subject_topics=("risk_assessment", "monitoring_controls"), follows_task_topics=True,
 )
 
 INCIDENT_REPORT = DocType(
@@ -661,5 +661,5 @@ GENERIC = DocType(
           intro="The owner of this document reviews it at least annually and after significant change."),
         OPEN_POINTS,
     ),
-    has_subject=True, subject_topics=("policy",), subject_from_task=True,
+    has_subject=True, subject_topics=("policy",), subject_from_task=True, follows_task_topics=True,
 )

@@ -7,6 +7,7 @@ task overrides them, which files feed which tables, and which frameworks are cit
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from pipeline.context import Context
 from pipeline.citations import extract_citations
@@ -217,18 +218,50 @@ def plan(ctx: Context) -> Brief:
     if revision is not None:
         first = next((m.text for m in ctx.history if m.role == "user"), ctx.task)
         return traced(ctx, reading, revise(ctx, revision, reading.org), title_for(first, "Revised document"))
-    doc, subject = reading.task.doc, reading.task.subject_doc
+    doc = reading.task.doc
     scope, _ = scope_of(ctx, reading)
     fields = fill(reading, scope)
     packs = cited_packs(ctx, reading)
-    task_topics = topics_in(ctx.task) if doc.key in ("mapping", "gap_assessment", "generic") else []
+    task_topics, topics = _topics(ctx, reading)
+    chosen = _choose_citations(ctx, reading, packs, task_topics, topics)
+    steps = _steps(ctx, doc, fields, chosen, _placement(doc, chosen, topics, packs))
+    judgments = _judgments(ctx, reading, fields, packs, chosen.refused, _file_judgments(reading))
+    judgments += _coverage(doc, chosen.requested, [p for p in chosen.picks if p in chosen.requested], chosen.refused)
+    # Every page the research could read is approved: the engine cannot judge a page's worth,
+    # and the integrity gate still holds each URL and price to the approved pages' text.
+    evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None
+    brief = Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=chosen.citations,
+                  steps=steps, evidence=evidence)
+    return traced(ctx, reading, brief, title_for(ctx.task, doc.name))
+
+
+def _topics(ctx: Context, reading) -> tuple[list, list]:
+    """The topics the task names (for the kinds that follow the task's topics), and each step's."""
+    doc, subject = reading.task.doc, reading.task.subject_doc
+    task_topics = topics_in(ctx.task) if doc.follows_task_topics else []
     if task_topics and subject is not None:  # "map our access control practices": the whole subject's topics
         task_topics += [t for step in subject.steps for t in step.topics if t not in task_topics]
-    topics = step_topics(doc, subject, task_topics)
+    return task_topics, step_topics(doc, subject, task_topics)
+
+
+@dataclass
+class _Chosen:
+    """The approved citations and why: what the task asks for (`requested`), the requirement
+    picks among them (`required`), the references it named (`explicit`) and those refused."""
+    picks: list
+    requested: list
+    required: list
+    explicit: list
+    refused: list[str]
+    citations: list = field(default_factory=list)
+
+
+def _choose_citations(ctx: Context, reading, packs, task_topics: list, topics: list) -> _Chosen:
+    doc = reading.task.doc
     explicit, unapproved = explicit_picks(reading.task.refs, packs)
     off = {p.key for p in frameworks_not_enabled(ctx)}  # their references are the not-enabled note's to explain
     refused = [found.surface.strip() for found in unapproved if found.pack_key not in off]
-    if doc.key == "questionnaire":  # a question quoting a reference is written whole, so the reference is approved
+    if doc.quotes_questions:  # a question quoting a reference is written whole, so the reference is approved
         explicit = _unique(explicit + question_picks(reading))
         refused = []
     required = requirement_picks(reading, explicit, packs, task_topics)
@@ -245,22 +278,32 @@ def plan(ctx: Context) -> Brief:
     if doc.cites and len(picks) < 3:
         picks += [p for p in topic_picks(_FALLBACK_TOPICS, packs, TOPICS) if p not in picks][:3 - len(picks)]
     picks = picks[:max(MAX_CITATIONS, len(requested))]
-    citations = as_citations(picks)
+    return _Chosen(picks, requested, required, explicit, refused, as_citations(picks))
 
+
+def _placement(doc, chosen: _Chosen, topics: list, packs) -> list[list[int]]:
+    """The citations (by position in `chosen.picks`) each template step cites."""
+    picks = chosen.picks
     per_step = [[n for n, p in enumerate(picks) if p in step_picks]
                 for step_picks in (topic_picks(ts, packs, TOPICS) for ts in topics)]
     home = next((i for i, s in enumerate(doc.steps) if s.section in _REQUIREMENT_SECTIONS), None)
     if home is not None:
-        per_step[home] += [n for n, p in enumerate(picks) if p in required or p in explicit]
+        per_step[home] += [n for n, p in enumerate(picks) if p in chosen.required or p in chosen.explicit]
     placed = {n for ids in per_step for n in ids}
     citing_steps = [i for i, ts in enumerate(topics) if ts] or list(range(len(topics)))
     for n, pick in enumerate(picks):
         if n not in placed:  # explicit, keyword and fallback picks join the closest citing step
             target = citing_steps[best_step_for(pick, [doc.steps[i].title for i in citing_steps])]
             per_step[target].append(n)
+    return per_step
 
+
+def _steps(ctx: Context, doc, fields: dict, chosen: _Chosen, per_step: list[list[int]]) -> list[StepPlan]:
+    """The template's steps with their specs filled, a step citing many split into parts."""
+    citations = chosen.citations
     notes = [f"Say that {p.name} is not enabled in this workspace and is not cited." for p in frameworks_not_enabled(ctx)]
-    notes += ["Say that a reference the task names is not in the cited frameworks and is not covered."] if refused else []
+    notes += (["Say that a reference the task names is not in the cited frameworks and is not covered."]
+              if chosen.refused else [])
     planned: list[tuple[str, str]] = []  # (title, content spec)
     for i, template in enumerate(doc.steps):
         spec = template.spec.format_map(fields)
@@ -275,12 +318,4 @@ def plan(ctx: Context) -> Brief:
                 planned.append((title, f"{spec} Cite exactly: {named}."))
             else:
                 planned.append((title, f"{spec} No framework citation is needed in this step."))
-    steps = [StepPlan(index=n, title=title, content_spec=spec) for n, (title, spec) in enumerate(planned, 1)]
-    judgments = _judgments(ctx, reading, fields, packs, refused, _file_judgments(reading))
-    judgments += _coverage(doc, requested, [p for p in picks if p in requested], refused)
-    # Every page the research could read is approved: the engine cannot judge a page's worth,
-    # and the integrity gate still holds each URL and price to the approved pages' text.
-    evidence = [EvidenceRef(id=e.id, url=e.url, title=e.title[:500]) for e in ctx.evidence] or None
-    brief = Brief(task=clip(ctx.task.strip(), 2000) or doc.name, judgments=judgments, citations=citations,
-                  steps=steps, evidence=evidence)
-    return traced(ctx, reading, brief, title_for(ctx.task, doc.name))
+    return [StepPlan(index=n, title=title, content_spec=spec) for n, (title, spec) in enumerate(planned, 1)]

@@ -28,7 +28,7 @@ QUESTIONNAIRE = DocType(
         S("Questions not answered", "List the questions the records do not answer and who should answer them.",
           section="unanswered"),
     ),
-    cites=False, open_modifiers=True,
+    cites=False, open_modifiers=True, quotes_questions=True,
 )
 
 RETENTION = DocType(

@@ -52,6 +52,12 @@ class DocType:
     #: False for documents that cite no framework of their own accord (a questionnaire's answers, a
     #: letter to a customer): only references the task itself names are approved.
     cites: bool = True
+    #: True when the task's own topics say what the document covers (a mapping, a gap assessment,
+    #: a document of no known kind), beside the template steps' topics.
+    follows_task_topics: bool = False
+    #: True when the document answers questions that may quote a framework reference (a
+    #: questionnaire): each such reference is approved, since a question is written whole.
+    quotes_questions: bool = False
     #: True when the words before the kind's name say whose it is, not which kind it is (a
     #: "council questionnaire" is a questionnaire): the kind is then told by its head noun alone.
     open_modifiers: bool = False

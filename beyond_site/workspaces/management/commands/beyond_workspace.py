@@ -31,68 +31,61 @@ BUDGET_OPTIONS = {
 }
 
 
+_SLUG = ("slug", {})
+#: Every subcommand: its help and its arguments (set-budget's and require-calibration's limits
+#: are added from the tables above).
+SUBCOMMANDS: dict[str, tuple[str, list[tuple[str, dict]]]] = {
+    "create": ("create a workspace (no-op if it exists)", [_SLUG, ("--name", {})]),
+    "add-memory": ("add a short workspace fact", [_SLUG, ("text", {})]),
+    "add-file": ("add a workspace file (text, Markdown, CSV, PDF, DOCX)", [_SLUG, ("path", {})]),
+    "add-member": ("add a user to a workspace, or change their role",
+                   [_SLUG, ("username", {}), ("role", {"choices": ["admin", "member", "auditor"]})]),
+    "remove-member": ("remove a user from a workspace", [_SLUG, ("username", {})]),
+    "rename": ("change a workspace's display name", [_SLUG, ("name", {})]),
+    "set-topology": ("the model per role: a provider shorthand, a topology JSON object, or 'default' for "
+                     "BEYOND_PROVIDER", [_SLUG, ("topology", {})]),
+    "set-frameworks": ("the enabled framework packs (comma-separated keys)", [_SLUG, ("keys", {})]),
+    "set-research-default": ("whether new conversations start with web research on",
+                             [_SLUG, ("value", {"choices": ["on", "off"]})]),
+    "set-budget": ("set the workspace's limits on runs and spending (a limit not named stays as it is; 'none' "
+                   "removes one)", [_SLUG]),
+    "require-calibration": ("refuse runs whose verifier has no calibration report meeting these thresholds "
+                            "(percentages, narrow contract); --off requires none",
+                            [_SLUG, ("--off", {"action": "store_true", "help": "require no calibration"})]),
+    "create-token": ("make a personal API token for a user; prints it alone on its last line (shown once: only "
+                     "its hash is kept)", [
+                         ("username", {}),
+                         ("--name", {"default": "Command line",
+                                     "help": "what the token is for (default: Command line)"}),
+                         ("--days", {"type": int, "default": 90,
+                                     "help": "how long it lasts, 1 to 365 days (default 90)"}),
+                         ("--read-only", {"action": "store_true", "help": "it may read, never write"}),
+                         ("--workspace", {"action": "append", "metavar": "SLUG",
+                                          "help": "limit it to this workspace (repeat for several; default: all "
+                                                  "of the user's)"})]),
+    "set-export": ("the deliverables' page furniture (a setting not named stays as it is)", [
+        _SLUG,
+        ("--paper", {"choices": sorted(export_settings.PAPERS), "help": "the paper size (default a4)"}),
+        ("--classification", {"metavar": "TEXT", "help": "printed in every page's footer, e.g. Internal; '' for "
+                                                         "none"}),
+        ("--organisation", {"metavar": "TEXT", "help": "named on the title page; '' for the workspace's name"})]),
+}
+
+
 class Command(BaseCommand):
     help = "Create workspaces and add memories, files and members."
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True)
-        create = sub.add_parser("create", help="create a workspace (no-op if it exists)")
-        create.add_argument("slug")
-        create.add_argument("--name")
-        memory = sub.add_parser("add-memory", help="add a short workspace fact")
-        memory.add_argument("slug")
-        memory.add_argument("text")
-        file = sub.add_parser("add-file", help="add a workspace file (text, Markdown, CSV, PDF, DOCX)")
-        file.add_argument("slug")
-        file.add_argument("path")
-        member = sub.add_parser("add-member", help="add a user to a workspace, or change their role")
-        member.add_argument("slug")
-        member.add_argument("username")
-        member.add_argument("role", choices=["admin", "member", "auditor"])
-        remove = sub.add_parser("remove-member", help="remove a user from a workspace")
-        remove.add_argument("slug")
-        remove.add_argument("username")
-        rename = sub.add_parser("rename", help="change a workspace's display name")
-        rename.add_argument("slug")
-        rename.add_argument("name")
-        topology = sub.add_parser("set-topology", help="the model per role: a provider shorthand, a topology "
-                                                       "JSON object, or 'default' for BEYOND_PROVIDER")
-        topology.add_argument("slug")
-        topology.add_argument("topology")
-        frameworks = sub.add_parser("set-frameworks", help="the enabled framework packs (comma-separated keys)")
-        frameworks.add_argument("slug")
-        frameworks.add_argument("keys")
-        research = sub.add_parser("set-research-default", help="whether new conversations start with web research on")
-        research.add_argument("slug")
-        research.add_argument("value", choices=["on", "off"])
-        budget = sub.add_parser("set-budget", help="set the workspace's limits on runs and spending "
-                                                   "(a limit not named stays as it is; 'none' removes one)")
-        budget.add_argument("slug")
+        for action, (help_text, arguments) in SUBCOMMANDS.items():
+            command = sub.add_parser(action, help=help_text)
+            for name, options in arguments:
+                command.add_argument(name, **options)
+        budget, calibration = sub.choices["set-budget"], sub.choices["require-calibration"]
         for option, what in BUDGET_OPTIONS.items():
             budget.add_argument(f"--{option}", metavar="N|none", help=what)
-        calibration = sub.add_parser(
-            "require-calibration", help="refuse runs whose verifier has no calibration report meeting these "
-                                        "thresholds (percentages, narrow contract); --off requires none")
-        calibration.add_argument("slug")
         for option, what in CALIBRATION_OPTIONS.items():
             calibration.add_argument(f"--{option}", metavar="PERCENT", help=what)
-        calibration.add_argument("--off", action="store_true", help="require no calibration")
-        token = sub.add_parser("create-token", help="make a personal API token for a user; prints it alone on "
-                                                    "its last line (shown once: only its hash is kept)")
-        token.add_argument("username")
-        token.add_argument("--name", default="Command line", help="what the token is for (default: Command line)")
-        token.add_argument("--days", type=int, default=90, help="how long it lasts, 1 to 365 days (default 90)")
-        token.add_argument("--read-only", action="store_true", help="it may read, never write")
-        token.add_argument("--workspace", action="append", metavar="SLUG",
-                           help="limit it to this workspace (repeat for several; default: all of the user's)")
-        export = sub.add_parser("set-export", help="the deliverables' page furniture (a setting not named stays "
-                                                   "as it is)")
-        export.add_argument("slug")
-        export.add_argument("--paper", choices=sorted(export_settings.PAPERS), help="the paper size (default a4)")
-        export.add_argument("--classification", metavar="TEXT",
-                            help="printed in every page's footer, e.g. Internal; '' for none")
-        export.add_argument("--organisation", metavar="TEXT",
-                            help="named on the title page; '' for the workspace's name")
 
     def handle(self, *args, **opts):
         action = opts["action"]
@@ -109,68 +102,81 @@ class Command(BaseCommand):
             raise CommandError(f"unknown workspace {opts['slug']!r}")
         last = self._last_change(workspace)
         try:
-            if action == "add-memory":
-                memory = knowledge.add_memory(workspace, opts["text"])
-                self.stdout.write(f"Memory {memory.pk} in {workspace.slug}")
-            elif action == "add-file":
-                path = Path(opts["path"])
-                if not path.is_file():
-                    raise CommandError(f"no such file: {path}")
-                document, created = knowledge.add_document(workspace, path.name, path.read_bytes())
-                verb = "Added" if created else "Already there"
-                self.stdout.write(f"{verb}: {document.name} ({document.kind}, {document.size} bytes, "
-                                  f"{len(document.text)} characters of text)")
-            elif action == "set-budget":
-                budget = configuration.set_budget(workspace, budget_limits(opts))
-                shown = ", ".join(f"{name.replace('_', '-')}={'none' if value is None else value}"
-                                  for name, value in budget.limits().items())
-                self.stdout.write(f"Budget of {workspace.slug}: {shown}")
-            elif action == "require-calibration":
-                stored = configuration.set_calibration_requirement(
-                    workspace, None if opts["off"] else calibration_bounds(opts))
-                self.stdout.write(f"Calibration requirement of {workspace.slug}: " + (", ".join(
-                    f"{option}={'none' if stored[option.replace('-', '_')] is None else percent(stored[option.replace('-', '_')])}"
-                    for option in CALIBRATION_OPTIONS) if stored is not None else "none"))
-            elif action == "add-member":
-                # Scripted set-up adds people before they ever logged in: a missing user is created
-                # with no usable password, to be set by them or an admin.
-                membership = members.add_member(workspace, opts["username"], opts["role"], create_user=True)
-                self.stdout.write(f"{membership.user.username} is {membership.role} of {workspace.slug}")
-                if not membership.user.has_usable_password():
-                    self.stdout.write(f"{membership.user.username} has no password yet: "
-                                      f"manage.py changepassword {membership.user.username}")
-            elif action == "remove-member":
-                membership = Membership.objects.filter(workspace=workspace, user__username=opts["username"]).first()
-                if membership is None:
-                    raise CommandError(f"{opts['username']} is not a member of {workspace.slug}")
-                members.remove_member(membership)
-                self.stdout.write(f"{opts['username']} removed from {workspace.slug}")
-            elif action == "rename":
-                workspace = configuration.rename_workspace(workspace, opts["name"])
-                self.stdout.write(f"Workspace {workspace.slug} is named {workspace.name}")
-            elif action == "set-topology":
-                stored = configuration.set_topology(workspace, topology_argument(opts["topology"]), operator=True)
-                self.stdout.write(f"Models of {workspace.slug}: " + (", ".join(
-                    f"{role}={spec.get('provider')}:{spec.get('model')}" for role, spec in stored.items())
-                    if stored else "the server default (BEYOND_PROVIDER)"))
-            elif action == "set-frameworks":
-                keys = [key.strip() for key in opts["keys"].split(",") if key.strip()]
-                enabled = configuration.set_enabled_frameworks(workspace, keys)
-                self.stdout.write(f"Enabled frameworks of {workspace.slug}: {', '.join(enabled) or 'none'}")
-            elif action == "set-export":
-                now = export_settings.set_export_settings(
-                    workspace, paper=opts["paper"], classification=opts["classification"],
-                    organisation=opts["organisation"])
-                self.stdout.write(f"Deliverables of {workspace.slug}: paper {export_settings.PAPERS[now['paper']]}, "
-                                  f"classification {now['classification'] or '(none)'}, "
-                                  f"organisation {now['organisation'] or workspace.name + ' (the workspace name)'}")
-            elif action == "set-research-default":
-                on = configuration.set_research_default(workspace, opts["value"] == "on")
-                self.stdout.write(f"New conversations in {workspace.slug} start with web research "
-                                  f"{'on' if on else 'off'}")
+            said = getattr(self, "_" + action.replace("-", "_"))(workspace, opts)
         except (ValueError, TopologyError, knowledge.DocumentRefused) as exc:
             raise CommandError(str(exc)) from None
+        self.stdout.write(said)
         self._say_logged(workspace, after=last)
+
+    # --- one method per action on a workspace: it makes the change and says what it did ------
+
+    def _add_memory(self, workspace, opts) -> str:
+        memory = knowledge.add_memory(workspace, opts["text"])
+        return f"Memory {memory.pk} in {workspace.slug}"
+
+    def _add_file(self, workspace, opts) -> str:
+        path = Path(opts["path"])
+        if not path.is_file():
+            raise CommandError(f"no such file: {path}")
+        document, created = knowledge.add_document(workspace, path.name, path.read_bytes())
+        return (f"{'Added' if created else 'Already there'}: {document.name} ({document.kind}, {document.size} bytes, "
+                f"{len(document.text)} characters of text)")
+
+    def _set_budget(self, workspace, opts) -> str:
+        budget = configuration.set_budget(workspace, budget_limits(opts))
+        return f"Budget of {workspace.slug}: " + ", ".join(
+            f"{name.replace('_', '-')}={'none' if value is None else value}" for name, value in budget.limits().items())
+
+    def _require_calibration(self, workspace, opts) -> str:
+        stored = configuration.set_calibration_requirement(workspace, None if opts["off"] else calibration_bounds(opts))
+        if stored is None:
+            return f"Calibration requirement of {workspace.slug}: none"
+        values = {option: stored[option.replace("-", "_")] for option in CALIBRATION_OPTIONS}
+        return f"Calibration requirement of {workspace.slug}: " + ", ".join(
+            f"{option}={'none' if value is None else percent(value)}" for option, value in values.items())
+
+    def _add_member(self, workspace, opts) -> str:
+        # Scripted set-up adds people before they ever logged in: a missing user is created with
+        # no usable password, to be set by them or an admin.
+        membership = members.add_member(workspace, opts["username"], opts["role"], create_user=True)
+        said = f"{membership.user.username} is {membership.role} of {workspace.slug}"
+        if not membership.user.has_usable_password():
+            said += (f"\n{membership.user.username} has no password yet: "
+                     f"manage.py changepassword {membership.user.username}")
+        return said
+
+    def _remove_member(self, workspace, opts) -> str:
+        membership = Membership.objects.filter(workspace=workspace, user__username=opts["username"]).first()
+        if membership is None:
+            raise CommandError(f"{opts['username']} is not a member of {workspace.slug}")
+        members.remove_member(membership)
+        return f"{opts['username']} removed from {workspace.slug}"
+
+    def _rename(self, workspace, opts) -> str:
+        workspace = configuration.rename_workspace(workspace, opts["name"])
+        return f"Workspace {workspace.slug} is named {workspace.name}"
+
+    def _set_topology(self, workspace, opts) -> str:
+        stored = configuration.set_topology(workspace, topology_argument(opts["topology"]), operator=True)
+        return f"Models of {workspace.slug}: " + (", ".join(
+            f"{role}={spec.get('provider')}:{spec.get('model')}" for role, spec in stored.items())
+            if stored else "the server default (BEYOND_PROVIDER)")
+
+    def _set_frameworks(self, workspace, opts) -> str:
+        keys = [key.strip() for key in opts["keys"].split(",") if key.strip()]
+        enabled = configuration.set_enabled_frameworks(workspace, keys)
+        return f"Enabled frameworks of {workspace.slug}: {', '.join(enabled) or 'none'}"
+
+    def _set_export(self, workspace, opts) -> str:
+        now = export_settings.set_export_settings(workspace, paper=opts["paper"], classification=opts["classification"],
+                                                  organisation=opts["organisation"])
+        return (f"Deliverables of {workspace.slug}: paper {export_settings.PAPERS[now['paper']]}, "
+                f"classification {now['classification'] or '(none)'}, "
+                f"organisation {now['organisation'] or workspace.name + ' (the workspace name)'}")
+
+    def _set_research_default(self, workspace, opts) -> str:
+        on = configuration.set_research_default(workspace, opts["value"] == "on")
+        return f"New conversations in {workspace.slug} start with web research {'on' if on else 'off'}"
 
     def _create_token(self, opts) -> None:
         user = get_user_model().objects.filter(username=opts["username"]).first()
