@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from .extract import find_specifics
 from .found import KIND_LABELS, KINDS, Specific
-from .listing import Listing, SpecificsReader, list_specifics
+from .listing import Listing, RunListing, SpecificsReader, list_specifics
 from .sources import SOURCE_KINDS, Source, SourceIndex, context_sources
 
-__all__ = ["find_specifics", "list_specifics", "Listing", "SpecificsReader", "Specific", "Source", "SourceIndex",
+__all__ = ["find_specifics", "list_specifics", "Listing", "RunListing", "SpecificsReader", "Specific", "Source", "SourceIndex",
            "context_sources", "KINDS", "KIND_LABELS", "SOURCE_KINDS"]

@@ -3,6 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import asyncio
+import logging
+from collections.abc import Callable
+
+from pipeline import events as ev
 from pipeline.context import Context
 from pipeline.frameworks.packset import PackSet
 from pipeline.schemas import Brief
@@ -63,3 +68,33 @@ class SpecificsReader:
 
     def read(self, text: str, ctx: Context, brief: Brief | None) -> Listing:
         return list_specifics(text, self.index(ctx, brief), self.packs)
+
+
+class RunListing:
+    """A run's specifics, as advisory events: what the executors are given (the run's context and
+    its brief) indexed on a thread while the steps render (on a large context this is the costly
+    part, and the event loop, which may be serving pages, stays free meanwhile), then each release
+    and the recap read against it. Nothing here, a failure included, can change what was released
+    or what any model is sent."""
+
+    def __init__(self, reader: SpecificsReader | None, emit: Callable):
+        self._reader, self._emit = reader, emit
+        self._indexed: asyncio.Future | None = None
+
+    def index(self, ctx: Context, brief: Brief) -> None:
+        if self._reader is not None:
+            self._indexed = asyncio.ensure_future(asyncio.to_thread(self._reader.index, ctx, brief))
+
+    async def read(self, step: int | None, text: str, given: Context | None, brief: Brief | None) -> None:
+        """Step `step`'s released text (None: the recap) against what its executor was given."""
+        if self._reader is None or given is None:
+            return
+        try:
+            if self._indexed is not None and not self._indexed.done():
+                await self._indexed  # only when the steps came faster than the index
+            listing = self._reader.read(text or "", given, brief)
+        except Exception as exc:  # advisory: a bug here is reported on the record, never a halt
+            logging.getLogger("beyond.pipeline").exception("reading the specifics of step %s failed", step)
+            self._emit(ev.SpecificsListed(step=step, error=f"internal error ({type(exc).__name__})"))
+            return
+        self._emit(ev.SpecificsListed(step=step, unsourced=listing.unsourced, sources=listing.sources))

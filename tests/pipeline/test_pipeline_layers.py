@@ -29,16 +29,19 @@ LAYERS = {
     "pipeline.providers.base": 1, "pipeline.providers.profiles": 1,
     # A run's terms: which model serves each role, the typed events, the budget, strict parsing.
     "pipeline.topology": 2, "pipeline.events": 2, "pipeline.budget": 2, "pipeline.parsing": 2,
+    # A run's model calls, recorded and budgeted.
+    "pipeline.calls": 3,
     # What each role is asked, and the mechanical checks.
     "pipeline.requests": 3, "pipeline.task_check": 3, "pipeline.window": 3, "pipeline.citations": 3, "pipeline.integrity": 3,
     # The checks a released step passes, and web research.
     "pipeline.checks": 4, "pipeline.research": 4,
     # The specifics of a released step, looked for in what its executor was given (advisory).
     "pipeline.specifics": 4,
-    # The task's asks and the requirement trace, which reads values as the specifics do.
-    "pipeline.requirements": 5,
-    # The providers, the offline engine among them (its planner traces its own requirements).
-    "pipeline.providers": 6,
+    # The task's asks and the requirement trace, which reads values as the specifics do; a run's terms.
+    "pipeline.requirements": 5, "pipeline.run_terms": 5,
+    # The providers, the offline engine among them (its planner traces its own requirements); the
+    # parts of a run: its brief and recap, and a step's inspection.
+    "pipeline.providers": 6, "pipeline.planning": 6, "pipeline.inspection": 6,
     # What runs them: a run's release rules, and the verifier's calibration.
     "pipeline.orchestrator": 7, "pipeline.calibration": 7,
 }
