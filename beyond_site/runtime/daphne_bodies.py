@@ -108,17 +108,12 @@ def _request_class():
             super().__init__(*args, **kwargs)
             self._parsePOSTFormSubmission = False  # daphne never reads Twisted's parsed args
             self.server = _PullServer(self.server)
-            self._body_limit: int | None = None
-            self._signed_in = False
-            self._received = 0
-            self._refused = False
+            # The limit (once the headers are in), a sign-in claimed, bytes received, refused yet.
+            self._body_limit, self._signed_in, self._received, self._refused = None, False, 0, False
 
         def gotLength(self, length):
             super().gotLength(length)
-            # A session cookie or a bearer token is only a claim here; the application checks it.
-            authorization = (self.requestHeaders.getRawHeaders(b"authorization") or [b""])[0]
-            self._signed_in = (settings.SESSION_COOKIE_NAME.encode() in (self.received_cookies or {})
-                               or bearer_of(authorization.decode("latin-1")) is not None)
+            self._signed_in = _claims_a_sign_in(self)
             self._body_limit = max_bytes(signed_in=self._signed_in)
             if length is not None and length > self._body_limit:
                 self._refuse()
@@ -140,18 +135,11 @@ def _request_class():
         def _refuse(self):
             self._refused = True
             self.requestHeaders.removeHeader(b"expect")  # no "100 Continue" after the refusal
-            htmx = (self.requestHeaders.getRawHeaders(b"hx-request") or [b""])[0] == b"true"
-            # The request's own path is set only once its body is in; the channel has the request line's.
-            target = getattr(self, "path", None) or getattr(self.channel, "_path", b"") or b""
-            api = target.decode("latin-1").startswith(API_PATHS)
-            headers, body = too_large(signed_in=self._signed_in, htmx=htmx, api=api)
-            head = b"HTTP/1.1 413 Content Too Large\r\n" + b"".join(
-                name + b": " + value + b"\r\n" for name, value in headers) + b"connection: close\r\n\r\n"
             transport = self.channel.transport if self.channel else None
             if transport is None:
                 return
             log.info("refused a request body over %s bytes from %s", self._body_limit, self.getClientAddress())
-            transport.write(head + body)
+            transport.write(_answer_413(self))
             # Keep reading (and dropping) for a while, so the client is not cut off before it
             # reads the answer, then close.
             lose_write = getattr(transport, "loseWriteConnection", None)
@@ -162,6 +150,25 @@ def _request_class():
                 transport.loseConnection()
 
     return BoundedRequest
+
+
+def _claims_a_sign_in(request) -> bool:
+    """A session cookie or a bearer token: only a claim here (the application checks it), which
+    earns the signed-in body limit."""
+    authorization = (request.requestHeaders.getRawHeaders(b"authorization") or [b""])[0]
+    return (settings.SESSION_COOKIE_NAME.encode() in (request.received_cookies or {})
+            or bearer_of(authorization.decode("latin-1")) is not None)
+
+
+def _answer_413(request) -> bytes:
+    """The whole 413 answer to a request whose body is refused, in the form its client reads."""
+    htmx = (request.requestHeaders.getRawHeaders(b"hx-request") or [b""])[0] == b"true"
+    # The request's own path is set only once its body is in; the channel has the request line's.
+    target = getattr(request, "path", None) or getattr(request.channel, "_path", b"") or b""
+    api = target.decode("latin-1").startswith(API_PATHS)
+    headers, body = too_large(signed_in=request._signed_in, htmx=htmx, api=api)
+    return b"HTTP/1.1 413 Content Too Large\r\n" + b"".join(
+        name + b": " + value + b"\r\n" for name, value in headers) + b"connection: close\r\n\r\n" + body
 
 
 def install() -> bool:

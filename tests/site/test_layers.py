@@ -337,3 +337,23 @@ def test_no_thread_of_its_own_and_one_door_for_background_work():
     for rel, path in PRODUCTION:
         tasks[rel] += sum(1 for name, _ in _uses(path) if name in {"create_task", "ensure_future"})
     assert {rel: n for rel, n in tasks.items() if n} == {"runs/jobs.py": 1, **SCOPED_TASKS}
+
+
+def test_no_function_of_the_core_or_the_site_is_over_fifty_lines():
+    """Short functions that say what they do (issue 46): a longer one is split into named parts."""
+    long = []
+    for folder in (ROOT / "pipeline", ROOT / "beyond_site"):
+        for path in folder.rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 50:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+                                f"({node.end_lineno - node.lineno + 1} lines)")
+    assert long == []
+
+
+def test_the_orchestrator_is_under_three_hundred_lines():
+    tree = ast.parse((ROOT / "pipeline" / "orchestrator.py").read_text(encoding="utf-8"))
+    [orchestrator] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Orchestrator"]
+    assert orchestrator.end_lineno - orchestrator.lineno + 1 < 300
