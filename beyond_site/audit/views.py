@@ -24,14 +24,14 @@ from beyond_site.runs.models import ModelCall
 from beyond_site.runs.selectors import run_events, run_trace
 from beyond_site.runs.unsourced import specifics_view
 from beyond_site.runs.versions import document_version
+from beyond_site.lib.export_formats import DOCUMENT_FORMATS
 from beyond_site.workspaces.access import READ, require_membership
 
 PAGE_SIZE = 50
 EXPORT_CAP = 500
 SEEN_QUERY_MAX = 2000
 #: The document's downloads on a run's page (exports/urls.py names them by their extension).
-EXPORT_FORMATS = [("exports:docx", "Word"), ("exports:pdf", "PDF"), ("exports:md", "Markdown"),
-                  ("exports:xlsx", "Excel (tables)")]
+EXPORT_FORMATS = [(f"exports:{ext}", label) for ext, label in DOCUMENT_FORMATS.items()]
 
 
 def _json_attachment(data, filename: str) -> HttpResponse:

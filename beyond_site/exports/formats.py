@@ -9,6 +9,7 @@ from typing import Callable
 from beyond_site.exports import docx, md, pdf, xlsx
 from beyond_site.exports.document import NOTE_KINDS, Options
 from beyond_site.exports.editions import AUDIT, build
+from beyond_site.lib.export_formats import DOCUMENT_FORMATS, TRACE_FORMATS
 from beyond_site.runs.models import Run
 from beyond_site.runs.selectors import run_trace
 
@@ -38,12 +39,14 @@ def _trace(run: Run, edition: str = AUDIT, options: Options = Options()) -> byte
     return (json.dumps(run_trace(run), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
+_LABELS = {**DOCUMENT_FORMATS, **TRACE_FORMATS}
 FORMATS = {
     "docx": Format("application/vnd.openxmlformats-officedocument.wordprocessingml.document", _written(docx, "docx"),
-                   "Word (DOCX)"),
-    "pdf": Format("application/pdf", _written(pdf, "pdf"), "PDF"),
-    "md": Format("text/markdown; charset=utf-8", _markdown, "Markdown"),
+                   _LABELS["docx"]),
+    "pdf": Format("application/pdf", _written(pdf, "pdf"), _LABELS["pdf"]),
+    "md": Format("text/markdown; charset=utf-8", _markdown, _LABELS["md"]),
     "xlsx": Format("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", _written(xlsx, "xlsx"),
-                   "Excel (tables)"),
-    "json": Format("application/json", _trace, "Run trace (JSON)", document=False),
+                   _LABELS["xlsx"]),
+    "json": Format("application/json", _trace, _LABELS["json"], document=False),
 }
+assert list(FORMATS) == list(_LABELS)  # every format named once, in the menus' order

@@ -1,5 +1,6 @@
 from django import template
 
+from beyond_site.lib.export_formats import DOCUMENT_FORMATS
 from beyond_site.lib.instants import instant_words as _instant_words
 from beyond_site.runs.wording import OFFLINE_TIP
 from beyond_site.workspaces.models import CLASSIFICATIONS
@@ -8,10 +9,6 @@ register = template.Library()
 
 STATUS_LABELS = {"running": "Working", "completed": "Completed", "halted": "Halted", "failed": "Failed",
                  "cancelled": "Stopped", "declined": "Declined"}
-#: The document's formats in a finished run's export menu, by the extension its URL names end with
-#: (exports/urls.py), and their label.
-DOCUMENT_FORMATS = (("docx", "Word"), ("pdf", "PDF"), ("md", "Markdown"), ("xlsx", "Excel (tables)"))
-
 
 @register.filter
 def run_status_label(status: str) -> str:
@@ -30,7 +27,7 @@ def offline_tip() -> str:
 
 @register.simple_tag
 def document_formats() -> tuple:
-    return DOCUMENT_FORMATS
+    return tuple(DOCUMENT_FORMATS.items())
 
 
 @register.simple_tag
