@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse
 from ninja import Header, Query, Status, Schema
 from ninja.errors import HttpError
 
+from beyond_site.lib.downloads import attachment
 from beyond_site.api.base import api, membership, run_for
 from beyond_site.api.schemas import Problem, RedoIn, RunIn, RunStarted, Stopped, Trace, answers
 from beyond_site.exports.document import filename, nothing_to_export
@@ -181,8 +182,7 @@ def export_run(request, run_id: int, format: Format = "md", edition: Edition = "
         others = ", ".join(other for other in FORMATS if other not in (format, "json"))
         raise HttpError(422, f"This document could not be written as {fmt.label}: {written}; it can be exported "
                              f"as {others}.")
-    response = HttpResponse(written, content_type=fmt.content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename(run, format, edition)}"'
+    response = attachment(written, fmt.content_type, filename(run, format, edition))
     if run.requirements_gaps and edition == "client":
         response["Beyond-Coverage"] = f"{run.requirements_met} of {run.requirements_total} requirements met"
     return response

@@ -13,13 +13,13 @@ from datetime import UTC, date, datetime, time, timedelta
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from pipeline import badges
 from pipeline.topology import ROLES
+from beyond_site.lib.downloads import attachment
 from beyond_site.audit.filters import refuse_end_before_start
 from beyond_site.audit.usage_charts import Bar, bar_chart
 from beyond_site.lib.csv_guard import guarded_csv
@@ -264,8 +264,6 @@ def usage_csv(request, slug: str):
     membership = require_usage_reader(request, slug)
     _, filters = read_filters(membership.workspace, request.GET)
     report = _report(membership.workspace, filters)
-    response = HttpResponse(usage_csv_text(report), content_type="text/csv; charset=utf-8")
-    # Built from a slug and two dates only, so it needs no quoting beyond this.
-    response["Content-Disposition"] = (f'attachment; filename="beyond-usage-{membership.workspace.slug}-'
-                                       f'{filters["start_day"]:%Y%m%d}-{filters["end_day"]:%Y%m%d}.csv"')
-    return response
+    return attachment(usage_csv_text(report), "text/csv; charset=utf-8",
+                      f'beyond-usage-{membership.workspace.slug}-{filters["start_day"]:%Y%m%d}-'
+                      f'{filters["end_day"]:%Y%m%d}.csv')

@@ -14,6 +14,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from beyond_site.lib.downloads import attachment
 from beyond_site.audit import presenters
 from beyond_site.audit.filters import filtered_runs
 from beyond_site.audit.research import research_summary
@@ -35,10 +36,7 @@ EXPORT_FORMATS = [(f"exports:{ext}", label) for ext, label in DOCUMENT_FORMATS.i
 
 
 def _json_attachment(data, filename: str) -> HttpResponse:
-    response = HttpResponse(json.dumps(data, indent=2, ensure_ascii=False), content_type="application/json")
-    # `filename` is built from integers and a slug only, so it needs no quoting beyond this.
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return attachment(json.dumps(data, indent=2, ensure_ascii=False), "application/json", filename)
 
 
 @require_safe

@@ -10,7 +10,6 @@ import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
@@ -20,6 +19,7 @@ from pipeline.calibration import CONTRACTS
 from pipeline.calibration.offline import sentence as offline_figures
 from pipeline.providers.registry import reads_with_a_language_model
 from pipeline.topology import Topology, TopologyError
+from beyond_site.lib.downloads import attachment
 from beyond_site.calibration.calibrating import create_report, interrupted, requeue
 from beyond_site.calibration.tasks import CALIBRATE_TASK
 from beyond_site.runs.command_options import describe
@@ -143,18 +143,12 @@ def resume(request, slug: str, report_id: int):
     return redirect(_page_url(slug))
 
 
-def _attachment(body: str, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
-    # `filename` is built from integers and a slug only.
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
 
 @require_safe
 @login_required
 def report_json(request, slug: str, report_id: int):
     report = _report(request, slug, report_id)
-    return _attachment(json.dumps(report_document(report, results=True), indent=2, ensure_ascii=False),
+    return attachment(json.dumps(report_document(report, results=True), indent=2, ensure_ascii=False),
                        "application/json", f"beyond-calibration-{slug}-{report.pk}.json")
 
 
@@ -162,4 +156,4 @@ def report_json(request, slug: str, report_id: int):
 @login_required
 def report_csv(request, slug: str, report_id: int):
     report = _report(request, slug, report_id)
-    return _attachment(csv_text(report), "text/csv; charset=utf-8", f"beyond-calibration-{slug}-{report.pk}.csv")
+    return attachment(csv_text(report), "text/csv; charset=utf-8", f"beyond-calibration-{slug}-{report.pk}.csv")

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from beyond_site.lib.downloads import attachment
 from beyond_site.exports import jobs as export_jobs, md
 from beyond_site.exports.document import CLIENT, EDITIONS, Options, filename
 from beyond_site.workspaces.models import CLASSIFICATIONS
@@ -21,12 +22,6 @@ from beyond_site.runs import versions
 from beyond_site.runs.access import require_run
 from beyond_site.workspaces.access import READ, WRITE
 from beyond_site.workspaces.conversations import rename_document
-
-
-def _attachment(body: bytes, content_type: str, name: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
 
 
 def _text(body: str, status: int = 200) -> HttpResponse:
@@ -48,7 +43,7 @@ def export(request, slug, run_id, ext):
     fmt = FORMATS[ext]
     written = export_jobs.written_export(run, ext, edition, options_from(request.GET), request.user)
     if isinstance(written, bytes):
-        return _attachment(written, fmt.content_type, filename(run, ext, edition))
+        return attachment(written, fmt.content_type, filename(run, ext, edition))
     if written == export_jobs.PREPARING:
         # Being written (a large document): this page asks again until the file comes.
         response = render(request, "exports/preparing.html", {"run": run, "workspace": run.workspace,
