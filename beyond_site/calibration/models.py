@@ -20,8 +20,16 @@ def verifier_name(topology: dict | None) -> str:
 
 
 class CalibrationReport(models.Model):
-    QUEUED, RUNNING, COMPLETED, STOPPED, FAILED = "queued", "running", "completed", "stopped", "failed"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, STOPPED, FAILED)]
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        COMPLETED = "completed", "completed"
+        STOPPED = "stopped", "stopped"
+        FAILED = "failed", "failed"
+
+    QUEUED, RUNNING, COMPLETED, STOPPED, FAILED = Status.QUEUED, Status.RUNNING, Status.COMPLETED, Status.STOPPED, \
+        Status.FAILED
+    STATUSES = Status.choices
 
     workspace = models.ForeignKey("workspaces.Workspace", models.PROTECT, related_name="calibration_reports")
     #: The whole topology as resolved when the report was created; only its verifier is called.

@@ -32,9 +32,19 @@ class AppendOnly(models.Model):
 
 
 class Run(models.Model):
-    QUEUED, RUNNING, COMPLETED, HALTED, FAILED = "queued", "running", "completed", "halted", "failed"
-    CANCELLED, DECLINED = "cancelled", "declined"
-    STATUSES = [(s, s) for s in (QUEUED, RUNNING, COMPLETED, HALTED, FAILED, CANCELLED, DECLINED)]
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        COMPLETED = "completed", "completed"
+        HALTED = "halted", "halted"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+        DECLINED = "declined", "declined"
+
+    QUEUED, RUNNING, COMPLETED, HALTED, FAILED = Status.QUEUED, Status.RUNNING, Status.COMPLETED, Status.HALTED, \
+        Status.FAILED
+    CANCELLED, DECLINED = Status.CANCELLED, Status.DECLINED
+    STATUSES = Status.choices
     FINISHED = (COMPLETED, HALTED, FAILED, CANCELLED, DECLINED)
     #: What a member may run again ("Run again"): what did not complete. Not a declined run: the
     #: planner's answer to that task in that context is its considered one, not a fault, and the

@@ -207,8 +207,13 @@ class Document(models.Model):
     it could not be read. Only a `ready` file's text reaches a run.
     """
 
-    READING, READY, FAILED = "reading", "ready", "failed"
-    STATUSES = [(s, s) for s in (READING, READY, FAILED)]
+    class Status(models.TextChoices):
+        READING = "reading", "reading"
+        READY = "ready", "ready"
+        FAILED = "failed", "failed"
+
+    READING, READY, FAILED = Status.READING, Status.READY, Status.FAILED
+    STATUSES = Status.choices
 
     workspace = models.ForeignKey(Workspace, models.CASCADE, related_name="documents")
     conversation = models.ForeignKey("workspaces.Conversation", models.CASCADE, null=True, blank=True,
