@@ -21,6 +21,13 @@ def no_background_home_left_behind():
 
 
 @pytest.fixture
+def queued_runs_stay_queued(settings):
+    """Runs submitted in the test are not executed: the views queue them and nothing claims them
+    (a test that feeds a run's events by hand, or counts runs in flight, wants them left so)."""
+    settings.BEYOND_RUN_IN_PROCESS = False
+
+
+@pytest.fixture
 def server_loop():
     """An event loop on a thread of its own that executes the work this process defers, as the
     embedded server's does (runs/jobs.py): for tests that drive views synchronously."""

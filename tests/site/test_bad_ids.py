@@ -18,14 +18,9 @@ from beyond_site.workspaces.configuration import set_budget
 from tests.site.chat_support import workspace_with
 from tests.site.test_request_bodies import KB, call
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("queued_runs_stay_queued")]
 TOO_BIG = 2**63
 NOT_IDS = ["0", str(TOO_BIG), "9" * 30]
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False
 
 
 @pytest.fixture

@@ -13,14 +13,9 @@ from beyond_site.runs.models import Run
 from beyond_site.workspaces.models import Conversation, Document, Memory, Message, Workspace
 from tests.site.chat_support import workspace_with
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("queued_runs_stay_queued")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 NUL = "\x00"
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False
 
 
 @pytest.fixture

@@ -27,13 +27,8 @@ from tests import scripting
 from tests.scripting import PASS
 from tests.site.chat_support import client_for, workspace_with
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queued_runs_stay_queued")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False  # submitted runs stay queued: in flight
 
 
 @pytest.fixture

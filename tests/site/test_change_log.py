@@ -15,12 +15,7 @@ from beyond_site.workspaces.changelog import record_change, verify_changes
 from beyond_site.workspaces.models import AppendOnlyChangeError, Invitation, Membership, Workspace, WorkspaceEvent
 from tests.site.chat_support import client_for, workspace_with
 
-pytestmark = [pytest.mark.django_db]
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("queued_runs_stay_queued")]
 
 
 @pytest.fixture

@@ -20,13 +20,7 @@ from beyond_site.workspaces.models import Membership
 from tests.site.chat_support import (HOST, ORIGIN, brief_ready, new_run, record, released, session_headers,
                                      workspace_with)
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def no_background_runner(settings):
-    # These runs are fed recorded events by hand; a runner claiming them would add its own.
-    settings.BEYOND_RUN_IN_PROCESS = False
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queued_runs_stay_queued")]
 
 
 def step_ids(html: str) -> list[str]:

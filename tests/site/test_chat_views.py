@@ -17,13 +17,8 @@ from beyond_site.workspaces.models import Conversation
 from beyond_site.workspaces.models import Document, Memory
 from tests.site.chat_support import client_for, new_run, workspace_with
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queued_runs_stay_queued")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False  # the views queue runs; no runner needed here
 
 
 @pytest.fixture

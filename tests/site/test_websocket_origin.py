@@ -9,12 +9,7 @@ from channels.testing import WebsocketCommunicator
 from beyond_site.asgi import application
 from tests.site.chat_support import new_run, session_headers, workspace_with
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def no_background_runner(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("queued_runs_stay_queued")]
 
 
 async def opens(user, run, origin: str, host: str = "127.0.0.1:8000", scheme: str = "ws", extra=()) -> bool:

@@ -17,14 +17,9 @@ from pipeline.topology import ROLES, TopologyError
 from tests.site.chat_support import client_for, new_run, workspace_with
 from tests.site.context_support import queued_run
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("queued_runs_stay_queued")]
 
 SECRET = "sk-or-v1-do-not-show-0123456789"
-
-
-@pytest.fixture(autouse=True)
-def no_background_runs(settings):
-    settings.BEYOND_RUN_IN_PROCESS = False
 
 
 @pytest.fixture
