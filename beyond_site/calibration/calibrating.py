@@ -26,7 +26,6 @@ from beyond_site.lib.endpoints import role_providers
 from beyond_site.runs.context import enabled_imported_packs
 from beyond_site.runs.models import Run, Step
 from beyond_site.lib import leases
-from beyond_site.lib.runners import runner_gone
 
 log = logging.getLogger("beyond.calibration")
 
@@ -80,8 +79,7 @@ def interrupted(report: CalibrationReport) -> bool:
     """A report still marked running whose runner is gone or silent past its lease."""
     if report.status != CalibrationReport.RUNNING:
         return False
-    stale = report.lease_expires_at is None or report.lease_expires_at < timezone.now()
-    return stale or runner_gone(report.lease_owner)
+    return leases.lapsed(report.lease_owner, report.lease_expires_at, without_lease=True)
 
 
 def claim_report(report_id: int, owner: str) -> bool:

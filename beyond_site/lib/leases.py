@@ -61,8 +61,16 @@ def abandoned(rows: QuerySet) -> list[tuple[int, str]]:
     expired = Q(lease_expires_at__lt=timezone.now())
     ours = Q(lease_owner__startswith=f"{HOST}:")
     return [(pk, owner) for pk, owner, expires in rows.filter(expired | ours)
-            .values_list("pk", "lease_owner", "lease_expires_at")
-            if (expires is not None and expires < timezone.now()) or runner_gone(owner)]
+            .values_list("pk", "lease_owner", "lease_expires_at") if lapsed(owner, expires)]
+
+
+def lapsed(owner: str | None, expires_at, *, without_lease: bool = False) -> bool:
+    """Whether the work `owner` holds until `expires_at` is abandoned: its lease ran out, or its
+    runner was of this machine and is gone. `without_lease`: what work with no lease at all is (a
+    run a job-engine worker holds has none and is not abandoned for it)."""
+    if expires_at is None:
+        return without_lease or runner_gone(owner)
+    return expires_at < timezone.now() or runner_gone(owner)
 
 
 @contextlib.asynccontextmanager
