@@ -7,10 +7,11 @@
 `planner`: planner-only runs (the other roles offline, as `bench/realmodel.py --planner-only`)
 on tasks of several document kinds, none of them the prompt's example; every planner reply,
 accepted or not, is read for values copied from the example objects of `pipeline/prompts/planner.md`
-as it is now (the prompt the runs used). `verifier`: every call of a calibration report's JSON
-(`beyond_calibrate --json`, or the page's JSON download), read for issues that copy the example
-of `pipeline/prompts/verifier.md` as it was when the report was taken (`--prompt-rev`, default
-the current file).
+as it is now (the prompt the runs used). `verifier`: every call of a calibration report's JSON (the
+page's JSON download, which has every call), read for issues that copy what
+`pipeline/prompts/verifier.md` says an issue's detail and quote hold (an example value or a
+description), as the prompt was when the report was taken (`--prompt-rev`, default the current
+file).
 
 A value is copied when it is one of the example's values, word for word, or its first four words
 or more, or nearly so (the rule `pipeline/parsing.py` refuses a slot by). The example's
@@ -160,8 +161,10 @@ def verifier(args) -> int:
     prompt = (subprocess.run(["git", "show", f"{args.prompt_rev}:pipeline/prompts/verifier.md"], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout if args.prompt_rev
               else (ROOT / "pipeline/prompts/verifier.md").read_text(encoding="utf-8"))
-    # Only the issue's prose fields are the model's to write; its type is one of four words.
-    examples = re.findall(r'"(?:detail|quote)":\s*"([^"]+)"', prompt)
+    # Only the issue's prose fields are the model's to write; its type is one of four words. The
+    # instructions give them as example values ("detail": "...") or describe them ("detail" (...)).
+    examples = [value or description for value, description
+                in re.findall(r'"(?:detail|quote)"(?::\s*"([^"]+)"|\s+\(([^)]+)\))', prompt)]
     copies = Copies(examples)
     report = json.loads(Path(args.report).read_text(encoding="utf-8"))
     calls = report.get("calls") or report.get("results") or []

@@ -127,6 +127,8 @@ def parse_verdict(text: str, *, placeholders: Iterable[str] = ()) -> Verdict:
         raise ReplyError(f"the verdict does not validate: {describe_errors(exc)}") from None
     slots = {_words(p) for p in placeholders} - {""}
     for n, issue in enumerate(verdict.issues, 1):
+        if not _words(issue.detail):  # "...", "-": an issue that says nothing found nothing
+            raise ReplyError(f"issue {n}'s detail ({issue.detail.strip()[:40]!r}) has no words")
         # A quote is the draft's own words, which may open with "<" ("<= 5 days"): its slot words only.
         for name, value, parroted in (("detail", issue.detail, _slot_like(issue.detail, slots)),
                                       ("quote", issue.quote, bool(slots) and _begins_a_slot(_words(issue.quote), slots))):

@@ -47,13 +47,15 @@ def planner_placeholders() -> tuple[str, ...]:
     return tuple(SLOT.findall(prompts.load("planner")))
 
 
-#: A JSON string value of the verifier's example verdict ("detail": "what is wrong, precisely").
-_EXAMPLE_VALUE = re.compile(r'"(?:detail|quote)":\s*"([^"]+)"')
+#: What the verifier's instructions say an issue's prose fields hold: an example value
+#: (`"detail": "..."`) or a description (`"detail" (...)`).
+_EXAMPLE_VALUE = re.compile(r'"(?:detail|quote)"(?::\s*"([^"]+)"|\s+\(([^)]+)\))')
 
 
 def verifier_placeholders() -> tuple[str, ...]:
-    """The example values of the verifier's instructions, which a verdict must not hand back."""
-    return tuple(_EXAMPLE_VALUE.findall(prompts.load("verifier")))
+    """What the verifier's instructions say an issue's detail and quote hold, which a verdict must
+    not hand back as its finding."""
+    return tuple(value or description for value, description in _EXAMPLE_VALUE.findall(prompts.load("verifier")))
 
 
 def _fence(label: str, text: str) -> str:

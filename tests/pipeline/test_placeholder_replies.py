@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from pipeline import prompts
 from pipeline.parsing import ReplyError, parse_brief, parse_verdict
 from pipeline.requests import planner_placeholders, verifier_placeholders
 from tests import scripting
@@ -93,13 +94,16 @@ def test_a_slot_with_a_word_changed_or_its_bracket_left_open_is_refused(reason):
 
 
 def test_the_verifiers_example_values_come_from_its_instructions():
-    assert "<what is wrong, precisely>" in verifier_placeholders()
+    # The instructions describe an issue's fields in words, with no example value to copy; the
+    # descriptions are what a verdict must not hand back.
+    described = verifier_placeholders()
+    assert len(described) == 2 and described[0].startswith("what this draft gets wrong")
+    assert '"detail": "' not in prompts.load("verifier")
 
 
 def test_the_plans_example_is_made_of_slots_a_brief_cannot_hand_back():
     # The planner's instructions show a brief's shape in slots only (no realistic example task a
     # small model restates in place of its own): every value of the example is a slot.
-    from pipeline import prompts
     example = next(line for line in prompts.load("planner").splitlines() if line.startswith('{"task"'))
     values = [v for v in _strings(json.loads(example)) if v != "C1"]
     assert values and all(v in planner_placeholders() for v in values)
@@ -137,13 +141,21 @@ def test_a_plan_that_copies_the_shape_example_is_refused(where, value):
 
 
 @pytest.mark.parametrize("detail, quote", [
-    ("what is wrong, precisely", "Access is granted on request."),
-    ("What is wrong, precisely.", "Access is granted on request."),
-    ("The step names no owner.", "the exact words of the draft at fault"),
+    ("what this draft gets wrong, in your own words", "Access is granted on request."),
+    ("<What this draft gets wrong, in your own words, naming the judgment", "Access is granted on request."),
+    ("The step names no owner.", "the draft's own words at fault"),
+    ("The step names no owner.", "The draft's own words at fault, copied exactly from between the DRAFT fences"),
 ])
 def test_a_verdict_that_hands_back_the_example_is_unparseable(detail, quote):
     verdict = {"pass": False, "issues": [{"type": "step_contract", "detail": detail, "quote": quote}]}
     with pytest.raises(ReplyError, match="the instructions' example"):
+        parse_verdict(json.dumps(verdict), placeholders=verifier_placeholders())
+
+
+@pytest.mark.parametrize("detail", ["...", " - ", "…"])
+def test_an_issue_whose_detail_has_no_words_is_unparseable(detail):
+    verdict = {"pass": False, "issues": [{"type": "step_contract", "detail": detail, "quote": "x"}]}
+    with pytest.raises(ReplyError, match="issue 1's detail .* has no words"):
         parse_verdict(json.dumps(verdict), placeholders=verifier_placeholders())
 
 
