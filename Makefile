@@ -48,13 +48,17 @@ model-server:
 model-server-env:
 	@$(PY) scripts/model-server --build-only >/dev/null
 
+# The unit suite on every core, one test module per worker (a module's PostgreSQL and Redis
+# fixtures stay in one process; database names carry the worker's pid).
+UNIT = $(BIN)/python -m pytest -q -n auto --dist loadfile
+
 test: venv servers browser services model-server-env
-	$(BIN)/python -m pytest -q
+	$(UNIT)
 	$(MAKE) --no-print-directory test-realmodel
 	$(BIN)/python -m pytest -q tests/browser -p no:asyncio --override-ini="addopts=-p no:cacheprovider"
 
 test-unit: venv servers
-	$(BIN)/python -m pytest -q
+	$(UNIT)
 
 # Whole runs and a calibration on a real model (tests/realmodel), in an invocation of their own.
 test-realmodel: venv model-server-env
