@@ -66,7 +66,7 @@ class StepInspector:
         request = build_executor_request(self.ctx, brief, index, self.topology.executor, attempt=attempt,
                                          issues=issues, failed_draft=failed_draft, session_id=self.session_id,
                                          instruction=instruction)
-        self.given[index] = request.payload["context"]
+        self.given[index] = request.sources
         try:
             completion = await self.calls.call(request)
         except ProviderError as exc:

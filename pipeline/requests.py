@@ -38,7 +38,7 @@ def build_planner_request(ctx: Context, cfg: RoleConfig, *, retry_error: str | N
         messages.append(Message("user", prompts.render("planner_retry", error=retry_error)))
     return _request("planner", cfg, messages, json_schema=brief_json_schema(evidence=bool(ctx.evidence)),
                     schema_name="reasoning_brief",
-                    session_id=session_id, payload={"context": ctx, "retry_error": retry_error})
+                    session_id=session_id, sources=ctx, payload={"context": ctx, "retry_error": retry_error})
 
 
 @cache
@@ -100,7 +100,7 @@ def build_executor_request(ctx: Context, brief: Brief, index: int, cfg: RoleConf
         step_part += "\n\n" + prompts.render("executor_redo", instruction=instruction.strip(),
                                               fence=_fence("INSTRUCTION", instruction.strip()))
     messages = [Message("system", prompts.load("executor")), Message("user", stable), Message("user", step_part)]
-    return _request("executor", cfg, messages, step_index=index, attempt=attempt, session_id=session_id,
+    return _request("executor", cfg, messages, step_index=index, attempt=attempt, session_id=session_id, sources=ctx,
                     payload={"context": ctx, "brief": brief, "step": step, "attempt": attempt,
                              "issues": list(issues or []), "failed_draft": failed_draft,
                              "instruction": instruction.strip()})

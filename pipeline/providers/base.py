@@ -43,6 +43,9 @@ class CompletionRequest:
     attempt: int | None = None
     session_id: str | None = None
     payload: dict[str, Any] = field(default_factory=dict)
+    #: The context the messages were made from (a planner's or an executor's): what a released
+    #: draft may draw on, which its unsourced specifics are read against (pipeline/specifics).
+    sources: Any = None
 
 
 @dataclass
