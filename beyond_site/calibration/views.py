@@ -30,7 +30,7 @@ from beyond_site.calibration.forms import StartForm
 from beyond_site.calibration.labels import false_share
 from beyond_site.calibration.models import CalibrationReport
 from beyond_site.runs import jobs
-from beyond_site.runs.queue import resolve_topology
+from beyond_site.workspaces.configuration import resolve_topology
 from beyond_site.runs.trust import Requirement, sentence as trust_sentence, trust_status
 from beyond_site.runs.verification import recorded_checker
 from beyond_site.workspaces.access import ADMIN, require_membership

@@ -11,7 +11,7 @@ from pipeline.providers import close_all
 from pipeline.providers.scripted import ScriptError
 from pipeline.topology import ROLES, Topology, TopologyError, parse_shorthand, parse_topology
 from beyond_site.lib.endpoints import role_providers
-from beyond_site.runs.queue import resolve_topology
+from beyond_site.workspaces.configuration import resolve_topology
 from beyond_site.workspaces.models import Workspace
 
 

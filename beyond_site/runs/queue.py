@@ -5,13 +5,12 @@ is the job interface's (`jobs.py`).
 """
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from pipeline.topology import ROLES, Topology, parse_shorthand, parse_topology
+from pipeline.topology import ROLES, Topology
 from beyond_site.lib import leases
 from beyond_site.lib.inputs import without_bidi_controls
 from beyond_site.lib.runners import runner_identity
@@ -21,19 +20,11 @@ from beyond_site.runs.models import Run
 from beyond_site.runs.provenance import person
 from beyond_site.runs.recorder import EventRecorder, stop_reason
 from beyond_site.runs.trust import Requirement, check_requirement, trust_status
+from beyond_site.workspaces.configuration import resolve_topology
 from beyond_site.workspaces.conversations import conversation_title
 from beyond_site.workspaces.models import Conversation, Message, Workspace
 
 RUN_TASK = "beyond.execute_run"
-
-
-def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
-    """The override, else the workspace's own topology, else BEYOND_PROVIDER for all roles."""
-    if override is not None:
-        return override
-    if workspace.topology:
-        return parse_topology(workspace.topology)
-    return parse_shorthand(settings.BEYOND_PROVIDER)
 
 
 class ConversationDeleted(ValueError):

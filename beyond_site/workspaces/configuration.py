@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from django.conf import settings
 from django.db import transaction
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.utils.text import slugify
 
-from pipeline.topology import ROLES, TopologyError, parse_topology
+from pipeline.topology import ROLES, Topology, TopologyError, parse_shorthand, parse_topology
 from beyond_site.lib.endpoints import endpoint_refusal
 from beyond_site.workspaces.changelog import record_change
 from beyond_site.workspaces.frameworks import canonical_keys
@@ -199,6 +200,16 @@ def _budget_value(name: str, value):
 
 
 @transaction.atomic
+def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
+    """The models a run of the workspace uses: the override (an operator's `--topology`), else the
+    workspace's own topology, else BEYOND_PROVIDER for all roles."""
+    if override is not None:
+        return override
+    if workspace.topology:
+        return parse_topology(workspace.topology)
+    return parse_shorthand(settings.BEYOND_PROVIDER)
+
+
 def set_budget(workspace: Workspace, limits: dict, user=None) -> WorkspaceBudget:
     """Change the limits named in `limits` ({limit: value, None for no limit}; the others stay as
     they are), logged in the workspace's history; ValueError leaves the budget as it was."""
