@@ -4,7 +4,6 @@ it, with every framework enabled and a large workspace, and the next run asks ag
 WINDOW_KEPT_S."""
 from __future__ import annotations
 
-import json
 
 import httpx
 import pytest
