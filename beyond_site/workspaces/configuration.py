@@ -199,7 +199,6 @@ def _budget_value(name: str, value):
     return number
 
 
-@transaction.atomic
 def resolve_topology(workspace: Workspace, override: Topology | None = None) -> Topology:
     """The models a run of the workspace uses: the override (an operator's `--topology`), else the
     workspace's own topology, else BEYOND_PROVIDER for all roles."""
@@ -210,6 +209,7 @@ def resolve_topology(workspace: Workspace, override: Topology | None = None) -> 
     return parse_shorthand(settings.BEYOND_PROVIDER)
 
 
+@transaction.atomic
 def set_budget(workspace: Workspace, limits: dict, user=None) -> WorkspaceBudget:
     """Change the limits named in `limits` ({limit: value, None for no limit}; the others stay as
     they are), logged in the workspace's history; ValueError leaves the budget as it was."""
