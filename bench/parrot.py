@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline.parsing import _begins_a_slot, _words  # noqa: E402  (after the path is set)
+from pipeline.requests import issue_field_examples  # noqa: E402
 
 #: Held-out tasks: document kinds the prompt's example is not.
 TASKS = [
@@ -163,8 +164,7 @@ def verifier(args) -> int:
               else (ROOT / "pipeline/prompts/verifier.md").read_text(encoding="utf-8"))
     # Only the issue's prose fields are the model's to write; its type is one of four words. The
     # instructions give them as example values ("detail": "...") or describe them ("detail" (...)).
-    examples = [value or description for value, description
-                in re.findall(r'"(?:detail|quote)"(?::\s*"([^"]+)"|\s+\(([^)]+)\))', prompt)]
+    examples = list(issue_field_examples(prompt))
     copies = Copies(examples)
     report = json.loads(Path(args.report).read_text(encoding="utf-8"))
     calls = report.get("calls") or report.get("results") or []

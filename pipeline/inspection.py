@@ -6,6 +6,7 @@ The rule that matters most holds here: the outcome's content is exactly the draf
 recorded verdict was given."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pipeline import badges, events as ev
@@ -30,7 +31,7 @@ class StepInspector:
     topology: Topology
     calls: ModelCalls
     checks: MechanicalChecks
-    emit: object
+    emit: Callable[..., None]
     #: `badges.BY_MODEL` when a language model reads the verifier's requests (its provider says so).
     checked_by: str
     session_id: str | None = None

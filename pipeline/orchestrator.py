@@ -59,7 +59,6 @@ class Orchestrator:
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._step_tasks: dict[int, asyncio.Task] = {}
         self._driver: asyncio.Task | None = None
-        self._released_steps: set[int] = set()
         self._stop_reason: str | None = None
         # Declared by the provider, never guessed from a model's name; a provider that does not
         # say is not taken for a model (a pass it gives is shown for no more than it is).
@@ -67,7 +66,8 @@ class Orchestrator:
                             else badges.MECHANICAL)
         self._inspector: StepInspector | None = None
         self._listing = RunListing(SpecificsReader(self.checks.packs) if settings.list_specifics else None, self._emit)
-        #: What each released step released, in this run (carried over or inspected), for the recap.
+        #: What each released step released, in this run (carried over or inspected): the steps
+        #: released so far, and what the recap sums up.
         self._outcomes: dict[int, StepOutcome] = {}
         # The requirement trace (pipeline/requirements): the task's asks, read before any model
         # is asked; the brief's check against them; a redo instruction's own requirement.
@@ -131,7 +131,7 @@ class Orchestrator:
                 return
             await self._settle_steps()
             for step in self.brief.steps if self.brief else ():
-                if step.index not in self._released_steps:
+                if step.index not in self._outcomes:
                     self._emit(ev.StepNotReleased(step=step.index))
             self._emit(ev.RunCancelled(reason=self._stop_reason))
         except Exception as exc:  # a bug of ours must fail the run loudly, never release anything
@@ -193,13 +193,13 @@ class Orchestrator:
         # a step halt lets the steps before it be released; none of them needs another call.
         for step in self.brief.steps if self.brief else ():
             task = self._step_tasks.get(step.index)
-            if step.index in self._released_steps:
+            if step.index in self._outcomes:
                 continue
             if task is None or not task.done() or task.cancelled() or task.exception() or task.result().halted:
                 break
             await self._release(step, task.result())
         reason = self.calls.budget_reason or "budget: reached"
-        unreleased = [s.index for s in self.brief.steps if s.index not in self._released_steps] if self.brief else []
+        unreleased = [s.index for s in self.brief.steps if s.index not in self._outcomes] if self.brief else []
         if unreleased:
             self._emit(ev.StepHalted(step=unreleased[0], reason=reason))
             for later in unreleased[1:]:
@@ -281,14 +281,12 @@ class Orchestrator:
             return False
         for payload in carried.released(step.title, redo.run):
             self._emit(payload)
-        self._released_steps.add(step.index)
         self._outcomes[step.index] = StepOutcome(step.index, carried.badge, carried.content, list(carried.warnings))
         return True
 
     async def _release(self, step, outcome: StepOutcome) -> None:
         self._emit(ev.StepReleased(step=outcome.index, title=step.title, badge=outcome.badge,
                                    content=outcome.content, warnings=outcome.warnings, checked_by=self._checked_by))
-        self._released_steps.add(outcome.index)
         self._outcomes[outcome.index] = outcome
         await self._listing.read(outcome.index, outcome.content, self._inspector.given.get(outcome.index), self.brief)
 

@@ -3,6 +3,7 @@ requirement trace"), and its recap at the end, asked of the summarizer."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline import events as ev
@@ -25,7 +26,7 @@ class Planning:
     topology: Topology
     calls: ModelCalls
     checks: MechanicalChecks
-    emit: object
+    emit: Callable[..., None]
     asks: list[Ask]
     session_id: str | None = None
 

@@ -52,10 +52,15 @@ def planner_placeholders() -> tuple[str, ...]:
 _EXAMPLE_VALUE = re.compile(r'"(?:detail|quote)"(?::\s*"([^"]+)"|\s+\(([^)]+)\))')
 
 
+def issue_field_examples(instructions: str) -> tuple[str, ...]:
+    """What verifier instructions say an issue's detail and quote hold."""
+    return tuple(value or description for value, description in _EXAMPLE_VALUE.findall(instructions))
+
+
 def verifier_placeholders() -> tuple[str, ...]:
     """What the verifier's instructions say an issue's detail and quote hold, which a verdict must
     not hand back as its finding."""
-    return tuple(value or description for value, description in _EXAMPLE_VALUE.findall(prompts.load("verifier")))
+    return issue_field_examples(prompts.load("verifier"))
 
 
 def _fence(label: str, text: str) -> str:

@@ -61,13 +61,17 @@ def _endpoint(cfg: RoleConfig) -> str:
     return json.dumps([cfg.provider, cfg.base_url, cfg.model, cfg.profile], sort_keys=True)
 
 
+def _said_lately(key: str, now: float) -> bool:
+    return key in _said and now - _said[key][1] < WINDOW_KEPT_S
+
+
 def known_windows(topology: Topology) -> dict[str, int]:
     """What the context roles' servers said within WINDOW_KEPT_S, without asking them again."""
     now, known = time.monotonic(), {}
     for role in CONTEXT_ROLES:
-        window, when = _said.get(_endpoint(topology.role(role)), (None, 0.0))
-        if window is not None and now - when < WINDOW_KEPT_S:
-            known[role] = window
+        key = _endpoint(topology.role(role))
+        if _said_lately(key, now) and _said[key][0] is not None:
+            known[role] = _said[key][0]
     return known
 
 
@@ -77,7 +81,7 @@ async def read_windows(topology: Topology, providers: Mapping[str, Provider]) ->
     now, asked = time.monotonic(), {}
     for role in CONTEXT_ROLES:
         key = _endpoint(topology.role(role))
-        if key not in asked and now - _said.get(key, (None, float("-inf")))[1] >= WINDOW_KEPT_S:
+        if key not in asked and not _said_lately(key, now):
             asked[key] = providers[role]
     answers = await asyncio.gather(*(provider.context_window() for provider in asked.values()))
     for key, window in zip(asked, answers):
