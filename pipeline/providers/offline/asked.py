@@ -13,7 +13,7 @@ from pipeline.requirements.words import content_words
 from pipeline.schemas import StepPlan
 from pipeline.words import stem
 
-from .doctypes import TBC
+from .templates import TBC
 from .knowledge import memory_statements
 from .reading import Reading, Statement
 

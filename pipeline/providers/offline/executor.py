@@ -17,7 +17,8 @@ from . import kind_sections, processing, questionnaire, record_sections, section
 from .asked import asks_blocks, is_asks_step
 from .citing import format_citation
 from .catalogue import DOC_TYPES, GENERIC, VARIANTS
-from .doctypes import OPEN_POINTS, TBC
+from .kinds import OPEN_POINTS
+from .templates import TBC
 from .fields import Fill, fill, scope_of
 from .reading import Reading, read
 from .revision import compose_revision_step
@@ -108,7 +109,7 @@ _KIND_SECTIONS = {
 
 
 def _record_section(reading: Reading, kind: str, arg: str, fields: Fill) -> list[str]:
-    """The parts of the record-based documents (record_doctypes.py)."""
+    """The parts of the record-based documents (data/kinds/)."""
     if kind == "statements":
         concepts = arg.split(",")
         if reading.task.doc.key == "assurance_letter":

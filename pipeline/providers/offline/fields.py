@@ -9,7 +9,7 @@ import re
 
 from pipeline.context import Context
 
-from .doctypes import TBC
+from .templates import TBC
 from .facts import ROLES, Person
 from .reading import Reading
 from .text import clip, looks_like_citation

@@ -11,7 +11,7 @@ from pipeline.requirements.asks import COLUMN
 from pipeline.requirements.words import content_words, phrase_in
 from pipeline.words import stem
 
-from .doctypes import TBC
+from .templates import TBC
 from .facts import ROLES
 from .fields import Fill, values
 from .generic import UNKNOWN

@@ -20,7 +20,7 @@ from .citing import (MAX_CITATIONS, Pick, as_citations, best_step_for, enabled_p
 from .declining import GENERIC_FORMS, edit_reason, kind_reason, transform_asked, transform_reason, unwritable_form
 from .catalogue import DOC_TYPES, GENERIC
 from .crosswalk import direction
-from .doctypes import TBC
+from .templates import TBC
 from .fields import Fill, fill, missing, scope_of, values
 from .questionnaire import questions_of
 from .reading import Reading, read

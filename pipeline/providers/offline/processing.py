@@ -12,7 +12,8 @@ import re
 
 from pipeline.words import stems
 
-from .doctypes import ROPA, TBC
+from .kinds import KINDS
+from .templates import TBC
 from .fields import Fill
 from .knowledge import about, candidates
 from .reading import Reading
@@ -20,7 +21,7 @@ from .sections import register_blocks, table
 from .text import lower_first
 
 #: The activities step of the controller's record: its columns and example rows.
-ROPA_ACTIVITIES = ROPA.steps[1]
+ROPA_ACTIVITIES = KINDS["ropa"].steps[1]
 
 CONTROLLER, PROCESSOR = "controller", "processor"
 #: The data of a company's own people: processed as controller.

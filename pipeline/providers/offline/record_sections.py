@@ -1,4 +1,4 @@
-"""Parts of the record-based documents (record_doctypes.py): what the workspace says on a subject,
+"""Parts of the record-based documents (data/kinds/): what the workspace says on a subject,
 a retention schedule, a supplier review schedule, a continuity test schedule, audit findings.
 
 Every value is the workspace's: a statement quoted with its source, a row of one of its files, a
@@ -11,7 +11,7 @@ import re
 
 from pipeline.words import stems
 
-from .doctypes import TBC
+from .templates import TBC
 from .assets import key_assets
 from .fields import Fill, listed
 from .knowledge import about, candidates

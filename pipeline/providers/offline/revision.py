@@ -19,7 +19,7 @@ from pipeline.schemas import Brief, Citation, StepPlan
 from pipeline.words import topic_words
 
 from .citing import as_citations, explicit_picks
-from .doctypes import TBC
+from .templates import TBC
 from .fields import Fill
 from .reading import Reading
 from .sections import practice_blocks

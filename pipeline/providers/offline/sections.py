@@ -13,7 +13,7 @@ from pipeline.words import stems
 
 from .citing import format_citation
 from .crosswalk import counterparts, direction
-from .doctypes import TBC
+from .templates import TBC
 from .facts import ROLES
 from .fields import Fill, listed
 from .knowledge import TOPIC_CONCEPTS, about, memory_statements, supplier_practice

@@ -7,7 +7,7 @@ from pipeline import badges as badge_words
 from pipeline.citations import check_recap
 from pipeline.schemas import Brief
 
-from .doctypes import TBC
+from .templates import TBC
 from .revision import is_revision
 
 #: An open point is the marker standing where a value would, not the sentence that explains it

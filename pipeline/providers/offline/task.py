@@ -18,7 +18,7 @@ from pipeline.requirements.kinds import KindPhrase
 
 from .catalogue import DOC_TYPES, GENERIC
 from .generic import kind_doctype, same_kind
-from .record_doctypes import QUESTIONNAIRE
+from .kinds import KINDS
 from .facts import headcount_in, sector_of
 from .templates import DocType
 from .text import clip, looks_like_citation
@@ -100,7 +100,7 @@ def classify(task: str) -> tuple[DocType, DocType | None]:
     text = _normal(task)
     scored = [(_score(d, text), -i, d) for i, d in enumerate(DOC_TYPES)]
     best = max(scored, key=lambda s: (s[0], s[1]))
-    doc = best[2] if best[0] > 0 else QUESTIONNAIRE if "?" in task else GENERIC  # questions asked are a questionnaire
+    doc = best[2] if best[0] > 0 else KINDS["questionnaire"] if "?" in task else GENERIC  # questions asked are a questionnaire
     kind = asked_kind(task)
     if kind is not None and not same_kind(doc, kind):
         # Never a document of another kind than the one asked: that kind in its generic shape, or

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: What a draft says where the context gives no value.
+TBC = "to be confirmed"
 #: How a step's title reads when its table is split over several steps: "Applicability table, part 2 of 3".
 PART_MARK = ", part "
 
@@ -66,3 +68,6 @@ class DocType:
     subject_from_task: bool = False
     #: What a document built for one task is about, in the task's words (generic.py); "" otherwise.
     subject: str = ""
+    #: The kinds this one becomes in a workspace that processes data for others (catalogue.variant_of):
+    #: "processor" for the processor's own document, "both" for a controller that is also a processor.
+    variants: dict[str, str] = field(default_factory=dict)

@@ -21,7 +21,7 @@ from pipeline.schemas import Brief, Requirement, StepPlan
 from pipeline.task_check import frameworks_not_enabled
 
 from .asked import asks_spec, asks_title
-from .doctypes import OPEN_POINTS
+from .kinds import OPEN_POINTS
 from .executor import compose
 from .reading import Reading
 from .text import clip

@@ -1,0 +1,74 @@
+"""The document kinds the offline engine writes, read from the JSON files in `data/`.
+
+`data/kinds/` holds one file per kind of document (its name, the task phrases that signal it, its
+reader, the facts it needs, its behaviour flags and its steps); `data/shapes/` holds the shape a
+document of no known kind takes from its head noun (a policy, a register...), with `{head}` and
+`{Head}` standing for that noun; `data/steps.json` holds steps several kinds share, which a kind
+names as "@name". A kind may reuse another kind's step as "<kind>:<step title>". See
+docs/offline-engine.md.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+from .templates import DocType, StepTemplate
+
+DATA_DIR = Path(__file__).parent / "data"
+_LISTS = {f.name for f in fields(DocType) if f.type.startswith("tuple")} | {"topics", "bullets"}
+
+
+def _step(raw: dict) -> StepTemplate:
+    values = {name: tuple(value) for name, value in raw.items() if name in _LISTS}
+    if "table" in raw:
+        values["table"] = tuple(tuple(row) for row in raw["table"])
+    return StepTemplate(**{**raw, **values})
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+SHARED_STEPS = {name: _step(raw) for name, raw in _read(DATA_DIR / "steps.json").items()}
+OPEN_POINTS = SHARED_STEPS["open_points"]
+
+
+def _steps(raw: list, kinds: dict[str, dict]) -> tuple[StepTemplate, ...]:
+    """A kind's steps, with shared steps and other kinds' steps looked up by name."""
+    steps = []
+    for entry in raw:
+        if isinstance(entry, dict):
+            steps.append(_step(entry))
+        elif entry.startswith("@"):
+            steps.append(SHARED_STEPS[entry[1:]])
+        else:
+            kind, title = entry.split(":", 1)
+            steps.append(next(s for s in _steps(kinds[kind]["steps"], kinds) if s.title == title))
+    return tuple(steps)
+
+
+def _kind(raw: dict, kinds: dict[str, dict]) -> DocType:
+    values = {name: tuple(value) for name, value in raw.items() if name in _LISTS and name != "steps"}
+    return DocType(**{**raw, **values, "steps": _steps(raw["steps"], kinds)})
+
+
+def _load_kinds() -> dict[str, DocType]:
+    raw = {path.stem: _read(path) for path in sorted((DATA_DIR / "kinds").glob("*.json"))}
+    return {key: _kind(kind, raw) for key, kind in raw.items()}
+
+
+#: Every kind of document by its key.
+KINDS = _load_kinds()
+#: The shape a document of no known kind takes, by the family its head noun belongs to.
+SHAPES = {path.stem: _read(path) for path in sorted((DATA_DIR / "shapes").glob("*.json"))}
+
+
+def shape_steps(family: str, head: str) -> tuple[StepTemplate, ...]:
+    """The steps of a document whose head noun is `head`, in its family's shape."""
+    def named(value):
+        if isinstance(value, str):
+            return value.replace("{head}", head).replace("{Head}", head[:1].upper() + head[1:])
+        return [named(v) for v in value] if isinstance(value, list) else value
+    return tuple(SHARED_STEPS[entry[1:]] if isinstance(entry, str) else _step({k: named(v) for k, v in entry.items()})
+                 for entry in SHAPES[family]["steps"])
