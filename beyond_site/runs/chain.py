@@ -20,7 +20,7 @@ import dataclasses
 from collections.abc import Callable
 import logging
 from datetime import timedelta
-from typing import Any, Iterable
+from typing import Iterable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -29,9 +29,11 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from pipeline import events as ev
-from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, content_hash, link_hash
+from beyond_site.lib.chaining import GENESIS, as_read_back, canonical_json, link_hash
 from beyond_site.runs.bytes_check import blob_problems, evidence_named, file_problems
 from beyond_site.runs.contexts import record_sha256
+from beyond_site.runs import projection
+from beyond_site.runs.projection import FINAL_STATUS, NO_RECAP, fingerprint as _fingerprint, recap_fingerprint, release_fingerprint
 from beyond_site.runs.provenance import NOT_CHECKED, Provenance
 from beyond_site.runs.models import (Attempt, ChainCheck, ContextRecord, LedgerAnchor, ModelCall, Run, RunEvent, Step, Verdict,
                                      WorkspaceLedger)
@@ -44,9 +46,6 @@ from beyond_site.workspaces.models import Workspace, WorkspaceEvent
 
 log = logging.getLogger("beyond.audit")
 
-#: The run status each final event leaves (the recorder writes it; verify expects it).
-FINAL_STATUS = {ev.RUN_COMPLETED: Run.COMPLETED, ev.RUN_HALTED: Run.HALTED, ev.RUN_FAILED: Run.FAILED,
-                ev.RUN_CANCELLED: Run.CANCELLED, ev.RUN_DECLINED: Run.DECLINED}
 ANCHOR_KIND = "beyond-ledger-anchor"
 #: Problems shown per run on one line; the rest are counted.
 PROBLEMS_PER_RUN = 10
@@ -111,54 +110,6 @@ def append_to_ledger(run: Run, final_hash: str) -> None:
             hash=ledger_hash(prev, run.workspace_id, seq, run.pk, final_hash, at))])
 
 
-# -- the rows each event implies, as fingerprints --------------------------------------------------
-
-def _fingerprint(*values: Any) -> str:
-    return content_hash(list(values))
-
-
-def _step_fingerprint(status, badge, content, warnings, at, carried_over: bool) -> str:
-    """A released step as its event records it; a redo's carried-over step says so too (a step
-    marked carried over, or unmarked, behind the application's back no longer matches)."""
-    return _fingerprint(status, badge, content, warnings, at, *(("carried over",) if carried_over else ()))
-
-
-def _release_fingerprint(p: ev.StepReleased, at) -> str:
-    """The release row a step_released event implies, as `_step_fingerprint` reads a row."""
-    return _step_fingerprint(Step.RELEASED, p.badge, p.content, p.warnings, at, p.carried_over)
-
-
-def _recap_fingerprint(summary, findings) -> str:
-    """A run's recap and its findings (none and an empty list alike: a run with no recap yet)."""
-    return _fingerprint(summary, findings or [])
-
-
-#: A run's recap before any summary_ready event.
-NO_RECAP = _recap_fingerprint(None, [])
-
-
-def _cut(value: str | None, length: int) -> str | None:
-    return value[:length] if value else value
-
-
-def model_call_fields(p: ev.ModelCall) -> dict:
-    """The ModelCall row a model_call event implies, mapped as the recorder maps it (with the cut of
-    provider-supplied strings to their columns)."""
-    usage = p.usage or {}
-    return {
-        "role": p.role, "step_index": p.step, "attempt": p.attempt, "provider": p.provider[:20],
-        "model": p.model[:200], "model_served": _cut(p.model_served, 200), "effort": _cut(p.effort, 10),
-        "latency_s": p.latency_s or 0, "input_tokens": usage.get("input"),
-        "cache_read_tokens": usage.get("cache_read"), "cache_write_tokens": usage.get("cache_write"),
-        "output_tokens": usage.get("output"), "reasoning_tokens": usage.get("reasoning"), "cost": p.cost,
-        "cost_source": _cut(p.cost_source, 10), "transport_retries": p.transport_retries or 0,
-        "finish_reason": _cut(p.finish_reason, 40), "error": p.error, "context__sha256": p.context,
-    }
-
-
-MODEL_CALL_COLUMNS = tuple(model_call_fields(ev.ModelCall(role="", provider="", model="", effort=None)))
-
-
 @dataclasses.dataclass
 class _Expected:
     """What the event log says the relational record must hold (fingerprints, keyed by row)."""
@@ -184,22 +135,22 @@ class _Expected:
         if type_ == ev.RUN_STARTED:
             self.topology = p.topology
         elif type_ == ev.ATTEMPT_DRAFTED:
-            self.attempts[(p.step, p.attempt)] = (seq, _fingerprint(p.draft, p.truncated))
+            self.attempts[(p.step, p.attempt)] = (seq, _fingerprint(*projection.attempt(p).values()))
         elif type_ == ev.VERDICT_RECORDED:
             self.verdicts.setdefault((p.step, p.attempt), []).append(
-                (seq, _fingerprint(p.source, p.raw, p.parsed, p.error)))
+                (seq, _fingerprint(*projection.verdict(p).values())))
         elif type_ == ev.MODEL_CALL:
-            self.calls.append((seq, _fingerprint(*model_call_fields(p).values())))
+            self.calls.append((seq, _fingerprint(*projection.model_call(p).values())))
         elif type_ == ev.STEP_RELEASED:
-            self.released[p.step] = (seq, _release_fingerprint(p, at))
+            self.released[p.step] = (seq, release_fingerprint(*projection.release(p, at).values()))
             self.checkers.append(step_checker(p.checked_by, self.topology))
         elif type_ == ev.BRIEF_READY:
             self.brief = (seq, _fingerprint(p.brief), [(s["index"], s["title"], s["content_spec"])
                                                         for s in p.brief.get("steps", [])])
         elif type_ == ev.SUMMARY_READY:
-            self.summary = (seq, _recap_fingerprint(p.summary, p.findings))
+            self.summary = (seq, recap_fingerprint(*projection.recap(p).values()))
         elif type_ == ev.SPECIFICS_LISTED and p.error is None:
-            self.specifics[p.step] = (seq, _fingerprint(p.unsourced, p.sources), len(p.unsourced))
+            self.specifics[p.step] = (seq, _fingerprint(*projection.specifics(p).values()), len(p.unsourced))
         elif type_ == ev.EVIDENCE_COLLECTED:
             self.blobs.update(evidence_named(p.items))
         elif type_ in FINAL_STATUS:
@@ -284,7 +235,7 @@ def _key(key) -> str:
 def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen: set[str]) -> None:
     _compare(report, "the attempt", expected.attempts, {
         (step, attempt): _fingerprint(draft, truncated) for step, attempt, draft, truncated in
-        Attempt.objects.filter(step__run_id=run.pk).values_list("step__index", "attempt", "draft", "truncated")})
+        Attempt.objects.filter(step__run_id=run.pk).values_list("step__index", "attempt", *projection.ATTEMPT_COLUMNS)})
 
     expected_verdicts, stored_verdicts = {}, {}
     for (step, attempt), items in expected.verdicts.items():
@@ -292,12 +243,12 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
             expected_verdicts[(step, attempt, n)] = item
     counters: dict = {}
     for step, attempt, *values in (Verdict.objects.filter(attempt__step__run_id=run.pk).order_by("id").values_list(
-            "attempt__step__index", "attempt__attempt", "source", "raw", "parsed", "error")):
+            "attempt__step__index", "attempt__attempt", *projection.VERDICT_COLUMNS)):
         n = counters[(step, attempt)] = counters.get((step, attempt), -1) + 1
         stored_verdicts[(step, attempt, n)] = _fingerprint(*values)
     _compare(report, "the verdict", expected_verdicts, stored_verdicts)
 
-    calls = ModelCall.objects.filter(run_id=run.pk).order_by("id").values_list(*MODEL_CALL_COLUMNS)
+    calls = ModelCall.objects.filter(run_id=run.pk).order_by("id").values_list(*projection.MODEL_CALL_COLUMNS)
     expected_calls = {f"#{n + 1}": item for n, item in enumerate(expected.calls)}
     stored_calls, context_shas = {}, set()
     for n, values in enumerate(calls.iterator(chunk_size=200)):
@@ -310,16 +261,14 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
         contexts_seen.clear()
     contexts_seen.update(context_shas)
 
-    steps = {index: (title, spec, _step_fingerprint(status, badge, content, warnings, released_at, carried),
-                     status, content)
-             for index, title, spec, status, badge, content, warnings, released_at, carried in Step.objects.filter(
-                 run_id=run.pk).values_list("index", "title", "content_spec", "status", "badge", "content",
-                                            "warnings", "released_at", "carried_over")}
+    steps = {index: (title, spec, release_fingerprint(*row), row[0], row[1])
+             for index, title, spec, *row in Step.objects.filter(run_id=run.pk).values_list(
+                 "index", "title", "content_spec", *projection.RELEASE_COLUMNS)}
     _compare(report, "the release of step", expected.released,
              {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
     _compare(report, "the unsourced specifics of step", _specifics_of_released(expected),
              {index: _fingerprint(unsourced, sources) for index, unsourced, sources in Step.objects.filter(
-                 run_id=run.pk, status=Step.RELEASED).exclude(unsourced=None).values_list("index", "unsourced", "sources")})
+                 run_id=run.pk, status=Step.RELEASED).exclude(unsourced=None).values_list("index", *projection.SPECIFICS_COLUMNS)})
     planned = {index: (title, spec) for index, title, spec in (expected.brief[2] if expected.brief else [])}
     for index, (title, spec, *_rest) in steps.items():
         if planned.get(index) != (title, spec):
@@ -344,31 +293,28 @@ def shown_tampered(runs: dict[int, Run], steps: dict[int, list[Step]]) -> set[in
     for run_id, type_, data, at in rows.values_list("run_id", "type", "data", "at"):
         p = ev.load(type_, data)
         if type_ == ev.STEP_RELEASED:
-            released[run_id][p.step] = _release_fingerprint(p, at)
+            released[run_id][p.step] = release_fingerprint(*projection.release(p, at).values())
         else:
-            recaps[run_id] = _recap_fingerprint(p.summary, p.findings)
+            recaps[run_id] = recap_fingerprint(*projection.recap(p).values())
     tampered = set()
     for run_id, run in runs.items():
-        shown = {s.index: _step_fingerprint(s.status, s.badge, s.content, s.warnings, s.released_at, s.carried_over)
+        shown = {s.index: release_fingerprint(*(getattr(s, column) for column in projection.RELEASE_COLUMNS))
                  for s in steps.get(run_id, []) if s.status == Step.RELEASED or s.badge is not None}
-        recap = _recap_fingerprint(run.summary, run.summary_findings)
+        recap = recap_fingerprint(run.summary, run.summary_findings)
         if shown != released.get(run_id, {}) or recap != recaps.get(run_id, NO_RECAP):
             tampered.add(run_id)
     return tampered
 
 
 def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
-    status, halt_reason, decline_reason, finished_at, brief, summary, findings, verification = Run.objects.filter(
-        pk=run.pk).values_list("status", "halt_reason", "decline_reason", "finished_at", "brief", "summary",
-                               "summary_findings", "verification").get()
+    *ended, brief, summary, findings, verification = Run.objects.filter(pk=run.pk).values_list(
+        *projection.FINAL_COLUMNS, "brief", *projection.RECAP_COLUMNS, "verification").get()
     if expected.final is None:
-        if status in Run.FINISHED:
-            report.problems.append(f"the run is {status} but no event finished it")
+        if ended[0] in Run.FINISHED:
+            report.problems.append(f"the run is {ended[0]} but no event finished it")
     else:
         seq, type_, reason, at = expected.final
-        # A declined run's reason is its decline reason; it has no halt reason.
-        reasons = (None, reason) if type_ == ev.RUN_DECLINED else (reason, None)
-        if (status, halt_reason, decline_reason, finished_at) != (FINAL_STATUS[type_], *reasons, at):
+        if tuple(ended) != tuple(projection.final(type_, reason, at).values()):
             report.problems.append(f"the run's status, halt reason or end does not match event {seq}")
     if verification != combined(expected.checkers):
         report.problems.append("the run's record of who checked its steps does not match its release events")
@@ -377,7 +323,7 @@ def _check_run_fields(run: Run, report: RunReport, expected: _Expected) -> None:
         report.problems.append(f"the run's brief does not match {f'event {brief_seq}' if brief_seq else 'its events'}")
     _check_recap_specifics(run, report, expected)
     summary_seq, summary_fp = expected.summary or (None, NO_RECAP)
-    if _recap_fingerprint(summary, findings) != summary_fp:
+    if recap_fingerprint(summary, findings) != summary_fp:
         report.problems.append(
             f"the run's recap does not match {f'event {summary_seq}' if summary_seq else 'its events'}")
 
@@ -391,7 +337,7 @@ def _specifics_of_released(expected: _Expected) -> dict:
 def _check_recap_specifics(run: Run, report: RunReport, expected: _Expected) -> None:
     """The recap's unsourced specifics and the run's count of them, against their events."""
     unsourced, sources, count = Run.objects.filter(pk=run.pk).values_list(
-        "summary_unsourced", "summary_sources", "unsourced_count").get()
+        *projection.RECAP_SPECIFICS_COLUMNS, "unsourced_count").get()
     seq, fp, _ = expected.specifics.get(None, (None, _fingerprint(None, None), 0))
     if _fingerprint(unsourced, sources) != fp:
         report.problems.append(f"the recap's unsourced specifics do not match {f'event {seq}' if seq else 'its events'}")

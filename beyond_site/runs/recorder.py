@@ -15,8 +15,7 @@ from django.utils import timezone
 
 from pipeline import events as ev
 from pipeline.events import Event
-from beyond_site.runs import chain, provenance
-from beyond_site.runs.chain import FINAL_STATUS
+from beyond_site.runs import chain, projection, provenance
 from beyond_site.runs.contexts import ContextStore
 from beyond_site.runs.models import Attempt, ModelCall, Run, RunEvent, Step, Verdict
 from beyond_site.runs.scrubbing import Scrubber
@@ -215,16 +214,14 @@ class EventRecorder:
 
     def _on_attempt_drafted(self, p: ev.AttemptDrafted, row: RunEvent) -> None:
         self._pending.attempts.append(((p.step, p.attempt), {
-            "step_id": self._step_id(p.step), "attempt": p.attempt, "draft": p.draft, "truncated": p.truncated}))
+            "step_id": self._step_id(p.step), "attempt": p.attempt, **projection.attempt(p)}))
 
     def _on_verdict_recorded(self, p: ev.VerdictRecorded, row: RunEvent) -> None:
-        self._pending.verdicts.append(((p.step, p.attempt), {
-            "source": p.source, "raw": p.raw, "parsed": p.parsed, "error": p.error}))
+        self._pending.verdicts.append(((p.step, p.attempt), projection.verdict(p)))
 
     def _on_step_released(self, p: ev.StepReleased, row: RunEvent) -> None:
         changed = Step.objects.filter(run_id=self.run.pk, index=p.step, status=Step.PENDING).update(
-            status=Step.RELEASED, badge=p.badge, content=p.content, warnings=p.warnings, released_at=row.at,
-            carried_over=p.carried_over)
+            **projection.release(p, row.at))
         if changed != 1:  # a step is released once, from pending; anything else is a bug upstream
             raise RuntimeError(f"step {p.step} of run {self.run.pk} cannot be released (not pending)")
         verification = combined((self.verification, step_checker(p.checked_by, self.run.topology)))
@@ -238,9 +235,9 @@ class EventRecorder:
         if p.error is not None:
             return
         if p.step is None:
-            self._run_rows().update(summary_unsourced=p.unsourced, summary_sources=p.sources)
+            self._run_rows().update(**projection.recap_specifics(p))
         elif Step.objects.filter(run_id=self.run.pk, index=p.step, status=Step.RELEASED).update(
-                unsourced=p.unsourced, sources=p.sources) != 1:
+                **projection.specifics(p)) != 1:
             return  # no released step of that index: nothing to annotate, nothing to count
         if p.unsourced:
             self._run_rows().update(unsourced_count=F("unsourced_count") + len(p.unsourced))
@@ -252,12 +249,10 @@ class EventRecorder:
         Step.objects.filter(run=self.run, index=p.step, status=Step.PENDING).update(status=Step.NOT_RELEASED)
 
     def _on_summary_ready(self, p: ev.SummaryReady, row: RunEvent) -> None:
-        self._run_rows().update(summary=p.summary, summary_findings=p.findings)
+        self._run_rows().update(**projection.recap(p))
 
     def _on_requirements_traced(self, p: ev.RequirementsTraced, row: RunEvent) -> None:
-        self._run_rows().update(
-            requirements=p.requirements, requirements_met=p.coverage.get("met"),
-            requirements_total=p.coverage.get("total"), requirements_gaps=p.gaps or "")
+        self._run_rows().update(**projection.requirements(p))
 
     def _add_warnings(self, *warnings: str) -> None:
         self._pending.warnings.extend(warnings)
@@ -272,16 +267,13 @@ class EventRecorder:
         self._add_warnings(p.warning)
 
     def _on_model_call(self, p: ev.ModelCall, row: RunEvent) -> None:
-        # Usage not reported is stored as nulls (never as a free zero); provider-supplied strings
-        # are cut to their columns, as `beyond_audit verify` expects them (runs/chain.py).
-        fields = chain.model_call_fields(p)
+        fields = projection.model_call(p)
         context = fields.pop("context__sha256")
         self._pending.calls.append({"run_id": self.run.pk, **fields,
                                     "context_id": self.contexts.records[context] if context else None})
 
-    def _finish(self, event_type: str, reason: str | None, row: RunEvent, *, declined: str | None = None) -> None:
-        self._run_rows().update(status=FINAL_STATUS[event_type], halt_reason=reason, decline_reason=declined,
-                                finished_at=row.at, lease_owner=None, lease_expires_at=None)
+    def _finish(self, event_type: str, reason: str | None, row: RunEvent) -> None:
+        self._run_rows().update(**projection.final(event_type, reason, row.at), lease_owner=None, lease_expires_at=None)
         chain.append_to_ledger(self.run, row.hash)
 
     def _on_run_completed(self, p: ev.RunCompleted, row: RunEvent) -> None:
@@ -304,4 +296,4 @@ class EventRecorder:
         # Nothing was released. A declined brief plans no step; a declined redo planned the earlier
         # brief's steps, none of which is released now.
         Step.objects.filter(run=self.run, status=Step.PENDING).update(status=Step.NOT_RELEASED)
-        self._finish(ev.RUN_DECLINED, None, row, declined=p.reason)
+        self._finish(ev.RUN_DECLINED, p.reason, row)

@@ -39,7 +39,8 @@ from beyond_site.runs.context import assemble_context, enabled_imported_packs
 from beyond_site.runs.models import Run, RunEvent
 from beyond_site.runs.redo import redo_plan
 from beyond_site.runs.reaping import fail_runs_of_gone_runners, reap_stale_runs
-from beyond_site.runs.recorder import (FINAL_STATUS, EventRecorder, RecordRefused, Recorded, run_to_start,
+from beyond_site.runs.projection import FINAL_STATUS
+from beyond_site.runs.recorder import (EventRecorder, RecordRefused, Recorded, run_to_start,
                                        stop_reason)
 from beyond_site.workspaces.frameworks import imported_packs
 from beyond_site.workspaces.reading import still_reading
