@@ -35,8 +35,7 @@ from beyond_site.workspaces import access
 from beyond_site.workspaces.consent import offers_for
 from beyond_site.workspaces.models import Conversation, Message
 from beyond_site.workspaces.conversations import may_manage_conversation
-from beyond_site.runs.uploads import upload as store_upload
-from beyond_site.workspaces.knowledge import DocumentRefused
+from beyond_site.runs.uploads import take_files
 
 EXCHANGES_PER_PAGE = 20  # the conversation page shows the latest exchanges; "Show earlier" pages back
 
@@ -273,25 +272,12 @@ def _upload(request, slug, cap):
         conversation = _conversation_for(membership, request.POST.get("conversation"))
     except BadInput as exc:
         return bad_request(request, str(exc))
-    files = request.FILES.getlist("files")
-    created_conversation = False
-    added = []
-    refused = [f"{name}: larger than the {megabytes(cap.limit)} limit" for name in cap.refused]
-    for f in files:
-        if f.size > cap.limit:  # the handler already dropped it; kept as a second line
-            refused.append(f"{f.name}: larger than the {megabytes(cap.limit)} limit")
-            continue
-        try:
-            document, created, target = store_upload(  # a conversation is created only with an accepted file
-                membership.workspace, f, user=request.user, conversation=conversation,
-                new_conversation=lambda: Conversation.objects.create(
-                    workspace=membership.workspace, title="New conversation", created_by=request.user))
-            if conversation is None:
-                conversation, created_conversation = target, True
-            added.append(document.name)
-        except DocumentRefused as exc:
-            refused.append(str(exc))
-    if not files and not refused:
+    taken = take_files(request, membership.workspace, cap, conversation=conversation,
+                       new_conversation=lambda: Conversation.objects.create(
+                           workspace=membership.workspace, title="New conversation", created_by=request.user))
+    created_conversation = conversation is None and taken.conversation is not None
+    conversation, added, refused = taken.conversation, [document.name for document, _, _ in taken.kept], taken.refused
+    if not request.FILES.getlist("files") and not refused:
         refused.append("Choose a file to attach first.")
     if not request.htmx:
         return redirect(_chat_url(slug, conversation))

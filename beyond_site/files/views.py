@@ -19,8 +19,8 @@ from django.views.decorators.http import require_GET, require_POST
 from beyond_site.lib.ids import parse_id
 from beyond_site.lib.uploads import megabytes, read_files_capped
 from beyond_site.workspaces import access, originals
-from beyond_site.runs.uploads import upload
-from beyond_site.workspaces.knowledge import DocumentRefused, clean_file_name, delete_document
+from beyond_site.runs.uploads import take_files
+from beyond_site.workspaces.knowledge import clean_file_name, delete_document
 from beyond_site.workspaces.models import Conversation, Document
 
 #: Conversations offered as a target in the add form (the latest ones).
@@ -90,18 +90,10 @@ def _add(request, membership, cap):
         return _page(request, membership, status=400, refused=[
             f"Add at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files at a time. Nothing was added."])
     conversation = _target(membership, request.POST.get("target"))
-    refused = [f"{name}: larger than the {megabytes(cap.limit)} limit" for name in cap.refused]
-    added, already = [], []
-    for f in request.FILES.getlist("files"):
-        try:
-            document, created, _ = upload(membership.workspace, f, user=request.user, conversation=conversation)
-        except DocumentRefused as exc:
-            refused.append(str(exc))
-        else:
-            if created:
-                added.append(document.name)
-            else:  # the same bytes are there already: one copy, under the name it was first added with
-                already.append(_already_words(clean_file_name(f.name), document))
+    taken = take_files(request, membership.workspace, cap, conversation=conversation)
+    refused, added = taken.refused, [document.name for document, created, _ in taken.kept if created]
+    # The same bytes there already: one copy, under the name it was first added with.
+    already = [_already_words(clean_file_name(name), document) for document, created, name in taken.kept if not created]
     if not added and not refused and not already:
         refused.append("Choose a file to add first.")
     if refused:  # the page again, with what was refused next to the form (the others are kept)
