@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 from pipeline import events as ev
 from pipeline.budget import Budget, Spending, token_bound
-from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
+from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError, declared
 from pipeline.topology import Topology
 
 log = logging.getLogger("beyond.pipeline")
@@ -50,7 +50,7 @@ class ModelCalls:
         went over, ProviderError when it failed."""
         cfg = self.topology.role(request.role)
         provider = self.providers[request.role]
-        free = getattr(provider, "offline", False)
+        free = declared(provider, "offline")
         refused = self.budget_reason or self._spending.before_call()
         if refused:
             raise self.over_budget(refused)
@@ -120,7 +120,7 @@ class RecordedCalls:
 
     def __init__(self, calls: ModelCalls, provider: Provider):
         self._calls = calls
-        self.offline = getattr(provider, "offline", False)
+        self.offline = declared(provider, "offline")
 
     async def complete(self, request: CompletionRequest) -> Completion:
         return await self._calls.call(request)
@@ -131,6 +131,4 @@ def _a(role: str) -> str:
 
 
 def _effort_sent(provider: Provider, request: CompletionRequest) -> str | None:
-    # An HTTP provider knows whether its endpoint's profile sends the effort at all.
-    effort_sent = getattr(provider, "effort_sent", None)
-    return effort_sent(request) if effort_sent else request.effort
+    return declared(provider, "effort_sent")(request)

@@ -25,7 +25,7 @@ from pipeline.context import Context
 from pipeline.events import Event, batches
 from pipeline.inspection import StepHalt, StepInspector
 from pipeline.planning import Planning
-from pipeline.providers.base import Provider
+from pipeline.providers.base import Provider, declared
 from pipeline.requirements import (DECLINED, Ask, BriefCheck, check_brief, coverage, coverage_line,
                                    instruction_requirement, read_asks, trace, unplanned_trace)
 from pipeline.run_terms import CarriedStep, Redo, Research, RunSettings, StepOutcome
@@ -62,7 +62,7 @@ class Orchestrator:
         self._stop_reason: str | None = None
         # Declared by the provider, never guessed from a model's name; a provider that does not
         # say is not taken for a model (a pass it gives is shown for no more than it is).
-        self._checked_by = (badges.BY_MODEL if getattr(providers["verifier"], "language_model", False)
+        self._checked_by = (badges.BY_MODEL if declared(providers["verifier"], "language_model")
                             else badges.MECHANICAL)
         self._inspector: StepInspector | None = None
         self._listing = RunListing(SpecificsReader(self.checks.packs) if settings.list_specifics else None, self._emit)
@@ -145,7 +145,7 @@ class Orchestrator:
     async def _run(self) -> None:
         budget = self.settings.budget
         self._emit(ev.RunStarted(topology=self.topology.as_json(),
-                                 offline=any(getattr(p, "offline", False) for p in self.providers.values()),
+                                 offline=any(declared(p, "offline") for p in self.providers.values()),
                                  budget=budget.as_json() if budget.limited else None))
         task_warnings = task_framework_warnings(self.ctx) + unread_file_warnings(self.ctx)
         if task_warnings:

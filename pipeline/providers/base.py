@@ -8,7 +8,7 @@ final error (docs/verifier-contract.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, get_args
+from typing import Any, Literal, get_args
 
 Role = Literal["planner", "executor", "verifier", "summarizer"]
 #: The roles in the order a run uses them.
@@ -124,18 +124,42 @@ class PermanentError(ProviderError):
     """400, 401, 403, 402 without Retry-After: another try would fail the same way."""
 
 
-class Provider(Protocol):
-    name: str
+class Provider:
+    """What every model provider is: a name, the capabilities it declares, and `complete`.
+
+    Capabilities are class attributes whose defaults are declared here once, so a provider says
+    only where it differs (simonw/llm's model attributes, pydantic-ai's profiles), and the pipeline
+    reads them through `declared`, never by a provider's name.
+    """
+
+    name: str = ""
     #: True for the built-in engine: the UI labels its output so nobody mistakes it for a model.
-    offline: bool
+    offline: bool = False
     #: Whether a language model reads the requests. A step let through by a verifier that is not
     #: one (the offline engine's) is badged `checked`, never `passed` (docs/verifier-contract.md,
-    #: "Who checked"): the badge follows this declaration, never the model's name.
-    language_model: bool
+    #: "Who checked"): the badge follows this declaration, never the model's name. A provider that
+    #: declares nothing is not taken for a model.
+    language_model: bool = False
 
-    async def complete(self, request: CompletionRequest) -> Completion: ...
+    async def complete(self, request: CompletionRequest) -> Completion:
+        raise NotImplementedError
+
+    @staticmethod
+    def effort_sent(request: CompletionRequest) -> str | None:
+        """The reasoning effort the endpoint is actually sent (an HTTP provider's profile may send
+        none), so that a call's record says what was sent, not what the topology wished."""
+        return request.effort
 
     async def context_window(self) -> int | None:
         """The model's context window in tokens as its server says it; None when it says none."""
+        return None
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release what the provider holds (an HTTP client's connections); nothing by default."""
+        return None
+
+
+def declared(provider: object, capability: str):
+    """What `provider` declares of `capability`, or `Provider`'s default when it declares nothing
+    (an object with a `complete` of its own that is not built on `Provider`, such as a test double)."""
+    return getattr(provider, capability, getattr(Provider, capability))

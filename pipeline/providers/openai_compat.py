@@ -24,7 +24,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.net import ACCEPT_ENCODING, AddressRefused, BodyRefused, EncodingRefused, iter_lines, read_body
-from pipeline.providers.base import Completion, CompletionRequest, PermanentError, RetryableError, Usage
+from pipeline.providers.base import Completion, CompletionRequest, PermanentError, Provider, RetryableError, Usage
 from pipeline.providers.error_text import without_server_detail
 from pipeline.providers.limits import endpoint_slot
 from pipeline.providers.profiles import EndpointProfile
@@ -124,7 +124,7 @@ def parse_retry_after(value: str | None, cap_s: float) -> float | None:
     return min(max(seconds, 0.0), cap_s)
 
 
-class OpenAICompatibleProvider:
+class OpenAICompatibleProvider(Provider):
     """Chat completions over one reusable `httpx.AsyncClient`, with transport retries.
 
     Safe to share across concurrent requests; call `aclose()` when done. The API key goes into
@@ -134,7 +134,6 @@ class OpenAICompatibleProvider:
     401, a 403 or a bare 5xx, where a missing key is the likely cause.
     """
 
-    offline = False
     language_model = True
 
     def __init__(self, base_url: str, *, api_key: str | None = None, name: str = "openai",
@@ -163,8 +162,7 @@ class OpenAICompatibleProvider:
                                          transport=transport, follow_redirects=False)
 
     def effort_sent(self, request: CompletionRequest) -> str | None:
-        """The reasoning effort this endpoint is actually asked for (None: its profile sends none),
-        so the call record says what was sent, not what the topology wished."""
+        """None when this endpoint's profile sends no effort."""
         return request.effort if self.profile.effort_field else None
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from pipeline.providers.base import Completion, CompletionRequest, ProviderError, RetryableError, Usage
+from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError, RetryableError, Usage
 from pipeline.schemas import describe_errors
 
 
@@ -102,9 +102,8 @@ def _parsed(path: str, size: int, mtime_ns: int) -> Script:
         raise ScriptError(f"scripted file {path} is malformed: {describe_errors(exc, 5)}") from None
 
 
-class ScriptedProvider:
+class ScriptedProvider(Provider):
     name = "scripted"
-    offline = False
     #: It stands in for a model (its replies are what a model would say), and is badged like one.
     language_model = True
 
@@ -153,9 +152,3 @@ class ScriptedProvider:
                           usage=Usage(**reply.usage.model_dump()) if reply.usage else None, cost=reply.cost,
                           cost_source="reported" if reply.cost is not None else None,
                           model_served="scripted", provider="scripted", latency_s=time.monotonic() - started)
-
-    async def context_window(self) -> int | None:
-        return None
-
-    async def aclose(self) -> None:
-        return None

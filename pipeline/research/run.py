@@ -16,7 +16,7 @@ from pipeline.context import Context, Evidence
 from pipeline.integrity.urls import normalise_url
 from pipeline.net import ACCEPT_ENCODING
 from pipeline.parsing import ReplyError
-from pipeline.providers.base import Provider, ProviderError
+from pipeline.providers.base import Provider, ProviderError, declared
 from pipeline.topology import RoleConfig
 
 from .backends import SearchBackend, SearchError, SearchResult
@@ -51,7 +51,7 @@ class ResearchResult:
 async def choose_queries(ctx: Context, query_provider: Provider | None, role_cfg: RoleConfig | None,
                          notes: list[str]) -> tuple[list[str], str]:
     """(queries, source): the model's when it gives a usable reply, else the task reader's."""
-    if query_provider is not None and role_cfg is not None and not getattr(query_provider, "offline", False):
+    if query_provider is not None and role_cfg is not None and not declared(query_provider, "offline"):
         try:
             completion = await query_provider.complete(build_query_request(ctx, role_cfg))
             return parse_queries(completion.text), "model"

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 
-from pipeline.providers.base import Completion, CompletionRequest, ProviderError
+from pipeline.providers.base import Completion, CompletionRequest, Provider, ProviderError
 
 from . import executor, planner, summarizer, verifier
 
 MODEL = "beyond-offline-1"
 
 
-class OfflineProvider:
+class OfflineProvider(Provider):
     """Answers planner, executor, verifier and summarizer requests from templates and framework packs."""
 
     name = "offline"
@@ -45,11 +45,3 @@ class OfflineProvider:
         if role == "summarizer":
             return summarizer.recap(payload["brief"], payload["released"])
         raise ProviderError("bad_request", f"the offline engine has no {role!r} role")
-
-    async def context_window(self) -> int | None:
-        """No model, no window: the offline engine reads its context whole."""
-        return None
-
-    async def aclose(self) -> None:
-        """Nothing to release: the engine holds no connections."""
-        return None
