@@ -350,3 +350,9 @@ PROCRASTINATE_WORKER_DEFAULTS = {"update_heartbeat_interval": BEYOND_WORKER_HEAR
 #: Endpoints on this machine or its private network that workspace admins may point a role at
 #: (comma-separated base URLs, e.g. a local Ollama); any public https endpoint is allowed anyway.
 BEYOND_ALLOWED_BASE_URLS = os.getenv("BEYOND_ALLOWED_BASE_URLS", "")
+#: The variables read when they are used rather than here: the model providers' keys and base URLs
+#: (OPENROUTER_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL, BEYOND_PROVIDER...), the search backend
+#: and its keys (BEYOND_SEARCH...), the fetch policy and `beyond_demo`'s PORT and password. The
+#: site reads them through this setting, never `os.environ` itself, so settings stay the one door;
+#: it is the live environment, so a variable set later (a test's, an operator's shell) is seen.
+BEYOND_ENVIRONMENT = os.environ

@@ -5,7 +5,6 @@ every object is looked up through the caller's workspace, so authorization has o
 """
 from __future__ import annotations
 
-import os
 import secrets
 
 from django.conf import settings
@@ -103,7 +102,7 @@ def _side_context(membership, conversation, chats_page: int = 1, query: str = ""
 def research_state(conversation, workspace) -> dict:
     """Whether this server can do web research, and whether this conversation asks for it (a new
     one starts as the workspace's default says)."""
-    setting = search_setting(os.environ)
+    setting = search_setting(settings.BEYOND_ENVIRONMENT)
     wanted = conversation.research if conversation is not None else workspace.research_default
     return {"available": setting.configured, "message": setting.message, "on": setting.configured and wanted}
 

@@ -12,7 +12,6 @@ workspace stored, which is always guarded, whoever runs it.
 """
 from __future__ import annotations
 
-import os
 
 from django.conf import settings
 
@@ -25,7 +24,8 @@ from pipeline.topology import ROLES, Topology, TopologyError, parse_shorthand
 def operator_base_urls() -> list[str]:
     urls = [u for u in settings.BEYOND_ALLOWED_BASE_URLS.split(",") if u.strip()]
     urls.append(settings.OPENROUTER_BASE_URL)
-    urls += [u for u in os.environ.get("OPENAI_BASE_URL", "").split(",") if u.strip()]
+    env = settings.BEYOND_ENVIRONMENT
+    urls += [u for u in env.get("OPENAI_BASE_URL", "").split(",") if u.strip()]
     try:
         default = parse_shorthand(settings.BEYOND_PROVIDER)
     except TopologyError:
@@ -48,7 +48,8 @@ def role_providers(topology: Topology, *, operator_topology: bool, transport=Non
     from pipeline.providers.registry import OPERATOR  # httpx only when providers are built
 
     return build_role_providers(topology, address_policy=OPERATOR if operator_topology else endpoint_policy(),
-                                openrouter_base_url=settings.OPENROUTER_BASE_URL, transport=transport)
+                                openrouter_base_url=settings.OPENROUTER_BASE_URL, env=settings.BEYOND_ENVIRONMENT,
+                                transport=transport)
 
 
 def endpoint_refusal(url: str) -> str | None:

@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import os
 from typing import NamedTuple
 
 from channels.layers import get_channel_layer
@@ -51,10 +50,10 @@ log = logging.getLogger("beyond.runs")
 def research_plan() -> Research:
     """The operator's search backend and fetch policy; ValueError (shown as the reason the run could
     not start) when web research is not configured on this server."""
-    setting = search_setting(os.environ)
+    setting = search_setting(settings.BEYOND_ENVIRONMENT)
     if not setting.configured:
         raise ValueError(setting.message)
-    return Research(backend=setting.backend, fetch_policy=FetchPolicy.from_env(os.environ))
+    return Research(backend=setting.backend, fetch_policy=FetchPolicy.from_env(settings.BEYOND_ENVIRONMENT))
 
 
 class LeaseLost(Exception):

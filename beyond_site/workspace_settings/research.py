@@ -1,8 +1,7 @@
 """The settings page's web-research section: whether new conversations start with research on."""
 from __future__ import annotations
 
-import os
-
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect
@@ -15,7 +14,7 @@ from pipeline.research import search_setting
 
 def research_context() -> dict:
     """What the section shows: whether this server can search at all, and why not."""
-    setting = search_setting(os.environ)
+    setting = search_setting(settings.BEYOND_ENVIRONMENT)
     return {"research_available": setting.configured, "research_message": setting.message}
 
 

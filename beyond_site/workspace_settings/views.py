@@ -8,7 +8,6 @@ API keys are never shown or accepted: the page says only whether each is set in 
 """
 from __future__ import annotations
 
-import os
 
 from django.conf import settings
 from django.contrib import messages
@@ -48,6 +47,7 @@ def render_settings(request, membership, *, status=200, packs=None, **forms):
     packs = packs if packs is not None else available_packs()
     current = workspace.topology if isinstance(workspace.topology, dict) else None
     members = workspace.memberships.select_related("user").order_by("user__username")
+    env = settings.BEYOND_ENVIRONMENT
     ctx = {
         "workspace": workspace,
         "membership": membership,
@@ -62,8 +62,8 @@ def render_settings(request, membership, *, status=200, packs=None, **forms):
         "members": [(m, RoleForm(initial={"role": m.role}, auto_id=f"id_member{m.pk}_%s")) for m in members],
         "admin_count": sum(m.role == Membership.ADMIN for m in members),
         "server_default": _server_default(),
-        "beyond_provider_set": bool(os.environ.get("BEYOND_PROVIDER", "").strip()),
-        "keys": [(name, bool(os.environ.get(name, "").strip())) for name in KEY_VARIABLES],
+        "beyond_provider_set": bool(env.get("BEYOND_PROVIDER", "").strip()),
+        "keys": [(name, bool(env.get(name, "").strip())) for name in KEY_VARIABLES],
         "scripted_roles": [role for role in ROLES
                            if isinstance((current or {}).get(role), dict)
                            and current[role].get("provider") == "scripted"],

@@ -357,3 +357,12 @@ def test_the_orchestrator_is_under_three_hundred_lines():
     tree = ast.parse((ROOT / "pipeline" / "orchestrator.py").read_text(encoding="utf-8"))
     [orchestrator] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Orchestrator"]
     assert orchestrator.end_lineno - orchestrator.lineno + 1 < 300
+
+
+def test_the_site_reads_the_environment_only_through_its_settings():
+    """One door for configuration (issue 46): settings.py reads the environment; everything else
+    asks `settings` (the variables read when used go through settings.BEYOND_ENVIRONMENT). asgi.py
+    only names the settings module, as Django's template of it does."""
+    direct = re.compile(r"\bos\.(?:environ|getenv)\b")
+    readers = [rel for rel, path in PRODUCTION if direct.search(path.read_text()) and rel not in {"settings.py", "asgi.py"}]
+    assert readers == []

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
@@ -59,8 +59,8 @@ class Command(BaseCommand):
             conversation = earlier.conversation
             if conversation is not None and conversation.deleted_at is not None:
                 raise CommandError(f"run {earlier.pk}'s conversation was deleted; start a new one")
-        if opts["research"] and not search_setting(os.environ).configured:
-            raise CommandError(search_setting(os.environ).message)
+        if opts["research"] and not search_setting(settings.BEYOND_ENVIRONMENT).configured:
+            raise CommandError(search_setting(settings.BEYOND_ENVIRONMENT).message)
         topology, operator_topology = _topology(opts, workspace)
         try:
             run, _ = start_run(workspace, opts["task"], topology=topology, conversation=conversation,

@@ -6,9 +6,9 @@ PORT from the environment, else 8000); `make run PORT=8080` passes both.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -44,11 +44,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1", help="the address the server listens on")
-        parser.add_argument("--port", type=int, default=int(os.getenv("PORT") or 8000),
+        env = settings.BEYOND_ENVIRONMENT
+        parser.add_argument("--port", type=int, default=int(env.get("PORT") or 8000),
                             help="the port the server listens on (default: $PORT or 8000)")
 
     def handle(self, *args, **opts):
-        password = os.getenv("BEYOND_DEMO_PASSWORD") or DEFAULT_PASSWORD
+        env = settings.BEYOND_ENVIRONMENT
+        password = env.get("BEYOND_DEMO_PASSWORD") or DEFAULT_PASSWORD
         with transaction.atomic():
             workspace, created = configuration.create_workspace(SLUG, NAME)
             if created:
@@ -61,7 +63,7 @@ class Command(BaseCommand):
                 knowledge.add_memory(workspace, text, user=user)
         # Outside the transaction above: extraction may run a subprocess, and a refusal must not undo the rest.
         knowledge.add_document(workspace, POLICY.name, POLICY.read_bytes(), user=user)
-        shown = "the value of BEYOND_DEMO_PASSWORD" if os.getenv("BEYOND_DEMO_PASSWORD") else password
+        shown = "the value of BEYOND_DEMO_PASSWORD" if env.get("BEYOND_DEMO_PASSWORD") else password
         if not user.check_password(password):
             shown = f"the one set for it (changed since; reset with `manage.py changepassword {USERNAME}`)"
         self.stdout.write(
