@@ -28,6 +28,7 @@ from beyond_site.exports.blocks import Callout, Code, Heading, ListBlock, Paragr
 from beyond_site.exports.client import PART
 from beyond_site.exports.document import Deliverable
 from beyond_site.lib.csv_guard import FORMULA_STARTS  # the one list of formula triggers, full-width ones too
+from pipeline.months import MONTH_NUMBERS
 
 SHEET_CHARS = 31
 CELL_CHARS = 32767  # Excel's limit on a cell's text
@@ -275,10 +276,6 @@ _GROUPED = [
 ]
 _PERCENT = re.compile(r"^([+-]?\d{1,15}(?:\.\d{1,10})?)\s?%$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_MONTHS = {m: n for n, names in enumerate(
-    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-     ("december", "dec")], start=1) for m in names}
 _DAY_MONTH_YEAR = re.compile(r"^(\d{1,2})\s+([A-Za-z]+)\.?\s+(\d{4})$")
 _MONTH_DAY_YEAR = re.compile(r"^([A-Za-z]+)\.?\s+(\d{1,2}),?\s+(\d{4})$")
 
@@ -316,11 +313,11 @@ def _date(text: str):
         if match:
             return dt.date(*map(int, match.groups())), "yyyy-mm-dd"
         match = _DAY_MONTH_YEAR.match(text)
-        if match and match.group(2).casefold() in _MONTHS:
-            return dt.date(int(match.group(3)), _MONTHS[match.group(2).casefold()], int(match.group(1))), "yyyy-mm-dd"
+        if match and match.group(2).casefold() in MONTH_NUMBERS:
+            return dt.date(int(match.group(3)), MONTH_NUMBERS[match.group(2).casefold()], int(match.group(1))), "yyyy-mm-dd"
         match = _MONTH_DAY_YEAR.match(text)
-        if match and match.group(1).casefold() in _MONTHS:
-            return dt.date(int(match.group(3)), _MONTHS[match.group(1).casefold()], int(match.group(2))), "yyyy-mm-dd"
+        if match and match.group(1).casefold() in MONTH_NUMBERS:
+            return dt.date(int(match.group(3)), MONTH_NUMBERS[match.group(1).casefold()], int(match.group(2))), "yyyy-mm-dd"
     except ValueError:  # 2027-02-30
         return None
     return None

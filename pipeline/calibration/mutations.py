@@ -25,6 +25,7 @@ from pipeline.citations.normalise import quote_matches
 from pipeline.frameworks import Pack
 from pipeline.frameworks.packset import PackSet
 from pipeline.frameworks.refs import catalogue_ref
+from pipeline.months import MONTH_PATTERN
 from pipeline.schemas import Brief
 
 from .blocks import append_sentence, line_of, prose_paragraphs, remove_block, sentence_of
@@ -278,8 +279,7 @@ _NEGATIONS = [
 def negate(judgment: str) -> str | None:
     """A sentence contradicting `judgment`, by rule (a number doubled, an obligation lifted, a scope
     flipped); None when no rule applies."""
-    number = re.search(r"(?<![\d.:/-])(\d{1,3})(?![\d.:/-])(?!\s*(?:January|February|March|April|May|June|July|"
-                       r"August|September|October|November|December))", judgment)
+    number = re.search(rf"(?<![\d.:/-])(\d{{1,3}})(?![\d.:/-])(?!\s*(?:{MONTH_PATTERN}))", judgment)
     if number and int(number[1]) > 0:
         return judgment[:number.start(1)] + str(int(number[1]) * 2) + judgment[number.end(1):]
     for pattern, repl in _NEGATIONS:

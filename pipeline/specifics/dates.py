@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from pipeline.months import MONTH_NUMBERS
+
 from .found import DATE, Specific
 
-_MONTHS = {name: n for n, names in enumerate((
-    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-    ("november", "nov"), ("december", "dec")), start=1) for name in names}
-_MONTH = r"(?P<%s>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<%s>" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<%s>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<%s>(?:19|20)\d\d)"
 # Each form behind a lookahead on its first character: most places of a long source start none.
@@ -54,11 +52,11 @@ def _keys(m: re.Match) -> tuple | None:
         return _numeric(int(g["nd"]), int(g["nm"]), int(g["ny"]))
     for d, mo, y in (("d1", "m1", "y1"), ("d2", "m2", "y2")):
         if g[d]:
-            return _full(int(g[y]), _MONTHS[g[mo].lower()], int(g[d]))
+            return _full(int(g[y]), MONTH_NUMBERS[g[mo].lower()], int(g[d]))
     if g["m3"]:
         if g["m3"].lower() == "may" and m.group(0)[0].islower():
             return None  # "may 2027" in running text is more often the verb
-        return ("month", int(g["y3"]), _MONTHS[g["m3"].lower()])
+        return ("month", int(g["y3"]), MONTH_NUMBERS[g["m3"].lower()])
     if g["q"]:
         return ("quarter", int(g["qy"]), int(g["q"]))
     return ("year", int(g["year"]))

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.frameworks import named_frameworks
+from pipeline.months import MONTH_PATTERN
 from pipeline.screening import fits_fact
 
 from .people import ROLES, Person, is_name, person_for, read_people
@@ -81,8 +82,8 @@ _REVIEWS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[A-Z]?[\w\s\-]{{2,40}}?)\s+(?:rev
                       rf"(?P<cadence>{_CADENCE_WORDS})")
 _MEETS = re.compile(rf"(?P<who>(?:[Tt]he\s+)?[\w\s\-]{{2,50}}?(?:committee|group|board|forum|council|team))\s+meets\s+"
                     rf"(?P<cadence>{_CADENCE_WORDS})", re.IGNORECASE)
-_WHEN = (r"(?:Q[1-4]|H[12])\s+20\d\d|(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October"
-         r"|November|December)\s+20\d\d|(?:the\s+)?end of 20\d\d|20\d\d")
+_WHEN = (rf"(?:Q[1-4]|H[12])\s+20\d\d|(?:\d{{1,2}}\s+)?(?:{MONTH_PATTERN})\s+20\d\d|(?:the\s+)?end of 20\d\d"
+         r"|20\d\d")
 _MILESTONE_DATE = re.compile(rf"\b(?P<cue>by|in|before|due|expected in|target:?|since|scheduled for|planned for|on)\s+"
                              rf"(?P<when>{_WHEN})\b", re.IGNORECASE)
 _MILESTONE_EVENT = re.compile(r"\b(?:Type\s+(?:II|I|1|2)\s+(?:report|audit|examination)|certification|certificate|"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.months import MONTH_NAMES
 from pipeline.screening import fits_fact
 from .text import looks_like_citation
 
@@ -50,8 +51,6 @@ _DUTY = re.compile(r"^[\s,)]*(?:and|who|,)\s+(?:also\s+)?(?P<duty>(?:owns|keeps|
 #: Words that end the name of an organisation, not of a person.
 _COMPANY_WORDS = {"Consulting", "Ltd", "LLP", "SAS", "SA", "GmbH", "Inc", "Services", "Group", "Avocats", "Partners",
                   "Solutions", "Systems", "Certification", "Bank", "Associates", "Limited"}
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def _role(match: re.Match) -> tuple[str, str]:
 
 def is_name(text: str) -> bool:
     words = text.split()
-    return bool(words) and words[0] not in _NOT_A_NAME and words[0] not in _MONTHS
+    return bool(words) and words[0] not in _NOT_A_NAME and words[0] not in MONTH_NAMES
 
 
 def _is_person(text: str) -> bool:

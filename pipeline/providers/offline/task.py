@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pipeline.citations import Found, extract_citations
 from pipeline.frameworks import Pack, named_frameworks
-
+from pipeline.months import MONTH_PATTERN
 from pipeline.requirements import DOCUMENT, read_asks
 from pipeline.requirements.kinds import KindPhrase
 
@@ -42,8 +42,7 @@ _SUBJECT_CUE = re.compile(r"\b(?:explaining|about|regarding|on|announcing|to ann
 _ORG_KIND = re.compile(r"\b(?:our|a|an)\s+(?:\d[\d,]*\s*-?\s*(?:person|people|staff|employee)s?\s+)?"
                        r"(?P<kind>(?:[\w-]+\s+){0,3}?(?:company|business|start-?up|firm|organi[sz]ation|clinic|hospital"
                        r"|practice|agency|charity|school|bank|retailer|manufacturer|platform))\b", re.IGNORECASE)
-_DATE = re.compile(r"\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November"
-                   r"|December)\s+20\d\d\b|\b20\d\d-\d\d-\d\d\b")
+_DATE = re.compile(rf"\b\d{{1,2}}\s+(?:{MONTH_PATTERN})\s+20\d\d\b|\b20\d\d-\d\d-\d\d\b")
 
 
 @dataclass(frozen=True)
