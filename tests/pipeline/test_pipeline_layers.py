@@ -22,7 +22,7 @@ LAYERS = {
     "pipeline.screening": -1,
     # The vocabulary and the plain tools: briefs and verdicts, badges, words, the context a run is
     # given, redaction, the prompts, the framework packs, the guarded network transport.
-    "pipeline.schemas": 0, "pipeline.badges": 0, "pipeline.words": 0, "pipeline.context": 0,
+    "pipeline.schemas": 0, "pipeline.badges": 0, "pipeline.words": 0, "pipeline.months": 0, "pipeline.context": 0,
     "pipeline.redaction": 0, "pipeline.prompts": 0, "pipeline.frameworks": 0, "pipeline.net": 0,
     # What a provider is and what an endpoint accepts, below the topology that names them (the
     # rest of providers/ builds providers from a topology, two floors up).
