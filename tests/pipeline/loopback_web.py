@@ -85,6 +85,17 @@ class LoopbackSite:
                                   "accept_encoding": handler.headers.get("Accept-Encoding")})
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        done = False
+
+        def answering() -> None:
+            # Counted as answered just before its last bytes go out (as loopback.py does): a client
+            # may send its next request as soon as it has read them, before this thread runs again.
+            nonlocal done
+            if not done:
+                done = True
+                with self._lock:
+                    self.in_flight -= 1
+
         try:
             route = self.routes.get(parts.path)
             if callable(route):
@@ -103,16 +114,18 @@ class LoopbackSite:
                 for start in range(0, len(route.body), 16):
                     if time.monotonic() > deadline:
                         break
+                    if start + 16 >= len(route.body):
+                        answering()
                     handler.wfile.write(route.body[start:start + 16])
                     handler.wfile.flush()
                     time.sleep(route.trickle_s)
             else:
+                answering()
                 handler.wfile.write(route.body)
         except (BrokenPipeError, ConnectionResetError):
             pass   # the client gave up on a slow or big answer, as it should
         finally:
-            with self._lock:
-                self.in_flight -= 1
+            answering()
 
 
 def html(title: str, body: str) -> bytes:
