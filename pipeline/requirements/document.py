@@ -43,10 +43,6 @@ class Part:
         return cells
 
     @cached_property
-    def has_table(self) -> bool:
-        return bool(self.header_cells)
-
-    @cached_property
     def lines(self) -> list[str]:
         return [line for line in self.text.splitlines() if line.strip()]
 

@@ -16,14 +16,17 @@ from pathlib import Path
 from .templates import DocType, StepTemplate
 
 DATA_DIR = Path(__file__).parent / "data"
-_LISTS = {f.name for f in fields(DocType) if f.type.startswith("tuple")} | {"topics", "bullets"}
+#: The fields JSON gives as lists, which the frozen shapes hold as tuples.
+_TUPLES = {shape: {f.name for f in fields(shape) if f.type.startswith("tuple")} for shape in (DocType, StepTemplate)}
+
+
+def _tuples(shape: type, raw: dict) -> dict:
+    return {name: tuple(map(tuple, value) if name == "table" else value)
+            for name, value in raw.items() if name in _TUPLES[shape]}
 
 
 def _step(raw: dict) -> StepTemplate:
-    values = {name: tuple(value) for name, value in raw.items() if name in _LISTS}
-    if "table" in raw:
-        values["table"] = tuple(tuple(row) for row in raw["table"])
-    return StepTemplate(**{**raw, **values})
+    return StepTemplate(**{**raw, **_tuples(StepTemplate, raw)})
 
 
 def _read(path: Path) -> dict:
@@ -49,8 +52,7 @@ def _steps(raw: list, kinds: dict[str, dict]) -> tuple[StepTemplate, ...]:
 
 
 def _kind(raw: dict, kinds: dict[str, dict]) -> DocType:
-    values = {name: tuple(value) for name, value in raw.items() if name in _LISTS and name != "steps"}
-    return DocType(**{**raw, **values, "steps": _steps(raw["steps"], kinds)})
+    return DocType(**{**raw, **_tuples(DocType, raw), "steps": _steps(raw["steps"], kinds)})
 
 
 def _load_kinds() -> dict[str, DocType]:
