@@ -32,17 +32,46 @@ def json_answer(status: int, payload: dict, headers: dict | None = None) -> Answ
     return Answer(status=status, parts=[json.dumps(payload)], content_type="application/json", headers=headers or {})
 
 
+class InFlight:
+    """The requests a test server is answering, and the most it answered at once. A request counts
+    as answered just before its last bytes go out: a client may send its next request as soon as it
+    has read them, before the handler thread runs again."""
+
+    def __init__(self):
+        self.now = self.most = 0
+        self._lock = threading.Lock()
+
+    def begin(self) -> Callable[[], None]:
+        """Count a request; returns what to call as its last bytes go out (again later: no effect)."""
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        done = False
+
+        def answered() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                with self._lock:
+                    self.now -= 1
+
+        return answered
+
+
 class LoopbackServer:
     def __init__(self, answer: Callable[[dict, dict], Answer]):
         self.answer = answer
         self.bodies: list[dict] = []
         self.headers: list[dict] = []
-        self.in_flight = 0
-        self.most_in_flight = 0
+        self.in_flight = InFlight()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def most_in_flight(self) -> int:
+        return self.in_flight.most
 
     @property
     def base_url(self) -> str:
@@ -70,19 +99,7 @@ class LoopbackServer:
                 with server._lock:
                     server.bodies.append(body)
                     server.headers.append(dict(self.headers))
-                    server.in_flight += 1
-                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
-                done = False
-
-                def finished() -> None:
-                    # Counted as answered just before its last byte goes out: a client may send
-                    # its next request as soon as it has read it.
-                    nonlocal done
-                    if not done:
-                        done = True
-                        with server._lock:
-                            server.in_flight -= 1
-
+                finished = server.in_flight.begin()
                 try:
                     answer = server.answer(body, dict(self.headers))
                     self.send_response(answer.status)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from tests.pipeline.loopback import InFlight
+
 
 @dataclass
 class Route:
@@ -33,8 +35,7 @@ class LoopbackSite:
     def __init__(self, routes: dict[str, Route | Handler] | None = None):
         self.routes: dict[str, Route | Handler] = dict(routes or {})
         self.requests: list[dict] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
+        self.in_flight = InFlight()
         self._lock = threading.Lock()
         site = self
 
@@ -63,6 +64,10 @@ class LoopbackSite:
     def host_port(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def max_in_flight(self) -> int:
+        return self.in_flight.most
+
     def url(self, path: str) -> str:
         return self.origin + path
 
@@ -83,19 +88,7 @@ class LoopbackSite:
             self.requests.append({"path": parts.path, "host": handler.headers.get("Host"),
                                   "user_agent": handler.headers.get("User-Agent"),
                                   "accept_encoding": handler.headers.get("Accept-Encoding")})
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        done = False
-
-        def answering() -> None:
-            # Counted as answered just before its last bytes go out (as loopback.py does): a client
-            # may send its next request as soon as it has read them, before this thread runs again.
-            nonlocal done
-            if not done:
-                done = True
-                with self._lock:
-                    self.in_flight -= 1
-
+        answering = self.in_flight.begin()
         try:
             route = self.routes.get(parts.path)
             if callable(route):
