@@ -12,7 +12,6 @@ workspace stored, which is always guarded, whoever runs it.
 """
 from __future__ import annotations
 
-
 from django.conf import settings
 
 from pipeline.net import AddressPolicy, AllowListError, url_refusal

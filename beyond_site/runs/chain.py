@@ -234,7 +234,7 @@ def _key(key) -> str:
 
 def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen: set[str]) -> None:
     _compare(report, "the attempt", expected.attempts, {
-        (step, attempt): _fingerprint(draft, truncated) for step, attempt, draft, truncated in
+        (step, attempt): _fingerprint(*values) for step, attempt, *values in
         Attempt.objects.filter(step__run_id=run.pk).values_list("step__index", "attempt", *projection.ATTEMPT_COLUMNS)})
 
     expected_verdicts, stored_verdicts = {}, {}
@@ -267,7 +267,7 @@ def _check_rows(run: Run, report: RunReport, expected: _Expected, contexts_seen:
     _compare(report, "the release of step", expected.released,
              {index: s[2] for index, s in steps.items() if s[3] == Step.RELEASED or s[4] is not None})
     _compare(report, "the unsourced specifics of step", _specifics_of_released(expected),
-             {index: _fingerprint(unsourced, sources) for index, unsourced, sources in Step.objects.filter(
+             {index: _fingerprint(*values) for index, *values in Step.objects.filter(
                  run_id=run.pk, status=Step.RELEASED).exclude(unsourced=None).values_list("index", *projection.SPECIFICS_COLUMNS)})
     planned = {index: (title, spec) for index, title, spec in (expected.brief[2] if expected.brief else [])}
     for index, (title, spec, *_rest) in steps.items():

@@ -44,11 +44,13 @@ def take_files(request, workspace: Workspace, cap: SizeCapHandler, *, conversati
     """Every file of a form parsed with `lib.uploads.read_files_capped`, each uploaded on its own: a
     refused file changes nothing and is reported by name, the others are kept. A new conversation
     is made with the first file kept, never for refused ones."""
-    taken = Taken(refused=[f"{name}: larger than the {megabytes(cap.limit)} limit" for name in cap.refused],
-                  conversation=conversation)
+    def too_large(name: str) -> str:
+        return f"{name}: larger than the {megabytes(cap.limit)} limit"
+
+    taken = Taken(refused=[too_large(name) for name in cap.refused], conversation=conversation)
     for f in request.FILES.getlist("files"):
         if f.size > cap.limit:  # the cap already dropped it; kept as a second line
-            taken.refused.append(f"{f.name}: larger than the {megabytes(cap.limit)} limit")
+            taken.refused.append(too_large(f.name))
             continue
         try:
             document, created, taken.conversation = upload(workspace, f, user=request.user, conversation=taken.conversation,

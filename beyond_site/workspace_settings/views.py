@@ -8,7 +8,6 @@ API keys are never shown or accepted: the page says only whether each is set in 
 """
 from __future__ import annotations
 
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required

@@ -55,13 +55,9 @@ def _kind(raw: dict, kinds: dict[str, dict]) -> DocType:
     return DocType(**{**raw, **_tuples(DocType, raw), "steps": _steps(raw["steps"], kinds)})
 
 
-def _load_kinds() -> dict[str, DocType]:
-    raw = {path.stem: _read(path) for path in sorted((DATA_DIR / "kinds").glob("*.json"))}
-    return {key: _kind(kind, raw) for key, kind in raw.items()}
-
-
-#: Every kind of document by its key.
-KINDS = _load_kinds()
+# Every kind of document by its key, as its file gives it (steps may name another kind's), then built.
+_RAW_KINDS = {path.stem: _read(path) for path in sorted((DATA_DIR / "kinds").glob("*.json"))}
+KINDS = {key: _kind(kind, _RAW_KINDS) for key, kind in _RAW_KINDS.items()}
 #: The shape a document of no known kind takes, by the family its head noun belongs to.
 SHAPES = {path.stem: _read(path) for path in sorted((DATA_DIR / "shapes").glob("*.json"))}
 
@@ -71,6 +67,7 @@ def shape_steps(family: str, head: str) -> tuple[StepTemplate, ...]:
     def named(value):
         if isinstance(value, str):
             return value.replace("{head}", head).replace("{Head}", head[:1].upper() + head[1:])
+        if isinstance(value, dict):
+            return {key: named(v) for key, v in value.items()}
         return [named(v) for v in value] if isinstance(value, list) else value
-    return tuple(SHARED_STEPS[entry[1:]] if isinstance(entry, str) else _step({k: named(v) for k, v in entry.items()})
-                 for entry in SHAPES[family]["steps"])
+    return _steps(named(SHAPES[family]["steps"]), _RAW_KINDS)
